@@ -1,0 +1,73 @@
+// A scenario is one row of the speed-up table: one technique applied to the
+// shared fine-tuning core. Config in (Workload + RunConfig), result out.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ftb {
+
+struct Workload;
+struct RunConfig;
+
+enum class Status { ok, skipped, failed };
+std::string to_string(Status s);
+Status status_from_string(const std::string& s);
+
+// Per-epoch record (train metrics averaged over the epoch's steps).
+struct EpochRecord {
+  int64_t epoch = 0;  // 1-based
+  double train_loss = 0, train_acc = 0;
+  double val_loss = 0, val_acc = 0;
+  double time_s = 0;  // training time of the epoch (excludes validation)
+};
+
+// One training step as measured: kept raw so warm-up is sliced off, not hidden.
+struct StepRecord {
+  int64_t step = 0, epoch = 0;
+  double step_ms = 0;     // wall time of the step, device-synchronised
+  double loss = 0;
+  double wait_ms = 0;     // time the step waited on the data loader
+  int64_t samples = 0, tokens = 0;  // tokens = non-pad tokens of the batch
+};
+
+// One repeat of a scenario.
+struct RepeatSample {
+  double wall_time_s = 0;         // fine-tuning loop only (no data prep)
+  double train_samples_per_s = 0;
+  double train_tokens_per_s = 0;  // non-pad tokens
+  double val_acc = 0, test_acc = 0;
+  int64_t peak_bytes = 0;
+};
+
+struct ScenarioResult {
+  std::string scenario;
+  Status status = Status::ok;
+  std::string reason;            // why skipped/failed; empty when ok
+  int world_size = 1;
+  std::string device = "cpu";    // "cpu", "cuda:0", ...
+  std::string precision = "fp32";
+  double wall_time_s = 0;        // median over repeats
+  double train_samples_per_s = 0, train_tokens_per_s = 0;  // median
+  double val_acc = 0, test_acc = 0;  // of the last repeat
+  double test_loss = 0;
+  std::vector<EpochRecord> epochs;   // of the last repeat
+  std::vector<StepRecord> steps;     // of the last repeat
+  int64_t peak_bytes = 0;            // max over repeats
+  std::string peak_bytes_source;     // "cuda_max_allocated" | "process_max_rss"
+  std::vector<RepeatSample> repeats;
+  // Efficiency: model FLOPs of a training step over the measured step time,
+  // divided by the peak measured on this machine (see core/flops.h).
+  double step_ms_median = 0;     // over timed steps (warm-up excluded)
+  int64_t warmup_steps = 0;
+  double model_tflops_per_s = 0;
+  double mfu = 0;                // against environment.peak_matmul_tflops
+  double loader_wait_s = 0;      // total time the step waited on data
+  nlohmann::json extra = nlohmann::json::object();  // scenario-specific keys
+};
+
+}  // namespace ftb

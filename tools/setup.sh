@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Sets up whatever is missing and builds ftbench. Idempotent: a second run only
+# checks (dpkg, the venv, the CMake cache) and lets Ninja rebuild what changed.
+#
+#   tools/setup.sh            Debian packages + LibTorch + configure + build
+#
+# LibTorch, first match wins:
+#   1. Torch_DIR or CMAKE_PREFIX_PATH in the environment (a LibTorch you have);
+#   2. FTB_SYSTEM_TORCH=1 and Debian's libtorch-dev (1.13, CPU);
+#   3. the `torch` wheel pinned in tools/requirements-torch.txt, installed into
+#      the project-local virtual environment .venv/ (its bundled C++ library).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+build="${FTB_BUILD_DIR:-$root/build}"
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+
+# --- Debian packages --------------------------------------------------------
+# libopenblas0-pthread: any Debian-built BLAS consumer (libtorch-dev) is 25x
+# slower on the reference BLAS. python3-venv: the project-local LibTorch.
+pkgs=(build-essential cmake ninja-build pkg-config git python3-venv
+      doctest-dev nlohmann-json3-dev libbenchmark-dev libcli11-dev
+      libarchive-dev libutf8proc-dev libopenblas0-pthread)
+if [ "${FTB_SYSTEM_TORCH:-0}" = 1 ]; then pkgs+=(libtorch-dev libgloo-dev); fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"; then
+    "${sudo_cmd[@]}" apt-get update -q
+    "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+fi
+
+# --- LibTorch ---------------------------------------------------------------
+prefix=""
+if [ -n "${Torch_DIR:-}" ] || [ -n "${CMAKE_PREFIX_PATH:-}" ]; then
+  log "using LibTorch from Torch_DIR/CMAKE_PREFIX_PATH"
+elif [ "${FTB_SYSTEM_TORCH:-0}" = 1 ]; then
+  log "using Debian's libtorch-dev"
+else
+  venv="$root/.venv"
+  want="$(grep -E '^torch==' tools/requirements-torch.txt | cut -d= -f3)"
+  have=""
+  if [ -x "$venv/bin/python" ]; then
+    have="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("torch"))' 2>/dev/null || true)"
+  fi
+  if [ "${have%%+*}" != "$want" ]; then
+    log "installing torch $want (LibTorch + CMake config) into .venv (a few GB, once)"
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+    "$venv/bin/pip" install -q -r tools/requirements-torch.txt
+  fi
+  prefix="$("$venv/bin/python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)' 2>/dev/null)"
+fi
+
+# --- configure + build ------------------------------------------------------
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  log "configuring $build"; mkdir -p "$build"
+  args=(-S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release)
+  [ -n "$prefix" ] && args+=("-DCMAKE_PREFIX_PATH=$prefix")
+  command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] && args+=(-DCUDAToolkit_ROOT=/usr/local/cuda)
+  cmake "${args[@]}" >"$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
+fi
+log "building (first build takes several minutes on 2 cores)"
+cmake --build "$build" -j "$(nproc)"
+log "ready: $build/ftbench"
