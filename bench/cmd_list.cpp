@@ -1,1 +1,30 @@
-// placeholder
+// ftbench list: every registered scenario, its technique and whether it can
+// run here with the given preset (and why not).
+#include <iostream>
+
+#include "bench/commands.h"
+#include "bench/progress.h"
+#include "core/run_config.h"
+#include "scenarios/registry.h"
+
+namespace ftb {
+
+Command add_list_command(CLI::App& app) {
+  auto preset = std::make_shared<std::string>("smoke");
+  auto* sub = app.add_subcommand("list", "list scenarios and their availability on this machine");
+  sub->add_option("--preset", *preset, "preset to check availability against");
+  return {sub, [preset] {
+            const RunConfig c = preset_config(*preset);
+            std::vector<std::vector<std::string>> rows{{"scenario", "available", "technique"}};
+            for (const auto& s : scenario_registry()) {
+              std::string why = s.unavailable ? s.unavailable(c) : "";
+              std::string name = s.name;
+              for (const auto& a : s.aliases) name += " (alias: " + a + ")";
+              rows.push_back({name, why.empty() ? "yes" : "no: " + why, s.technique});
+            }
+            print_table(rows);
+            return 0;
+          }};
+}
+
+}  // namespace ftb

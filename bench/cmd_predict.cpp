@@ -1,1 +1,101 @@
-// placeholder
+// ftbench predict --model DIR --input FILE.jsonl: one {"logits": [...],
+// "label": k} line per input, for {"text": ...} lines (tokenized with the
+// model folder's vocab.txt) or {"input_ids": [...], "attention_mask": [...]}.
+#include <iostream>
+
+#include "bench/commands.h"
+#include "bench/jsonl.h"
+#include "core/checkpoint.h"
+#include "core/device.h"
+#include "core/tokenizer.h"
+
+namespace ftb {
+namespace {
+
+struct Args {
+  std::string model, input, vocab, device = "cpu";
+  int max_length = 512;
+  int batch_size = 32;
+};
+
+int predict(const Args& a) {
+  configure_threads(0);
+  const auto lines = read_jsonl(a.input);
+  auto model = load_model_dir(a.model);
+  model->eval();
+  const auto device = resolve_device(a.device);
+  model->to(device);
+
+  std::unique_ptr<WordPieceTokenizer> tok;
+  std::vector<std::vector<int64_t>> ids(lines.size()), masks(lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto& j = lines[i];
+    const std::string where = a.input + ": entry " + std::to_string(i + 1);
+    if (j.contains("text")) {
+      if (!j.at("text").is_string()) input_error(where, "\"text\" must be a string");
+      if (!tok) {
+        std::string vocab = a.vocab.empty() ? a.model + "/vocab.txt" : a.vocab;
+        tok = std::make_unique<WordPieceTokenizer>(WordPieceTokenizer::from_file(vocab));
+      }
+      for (int32_t id : tok->encode(j.at("text").get<std::string>(), a.max_length)) ids[i].push_back(id);
+      masks[i].assign(ids[i].size(), 1);
+    } else if (j.contains("input_ids")) {
+      try {
+        ids[i] = j.at("input_ids").get<std::vector<int64_t>>();
+        masks[i] = j.contains("attention_mask") ? j.at("attention_mask").get<std::vector<int64_t>>()
+                                                : std::vector<int64_t>(ids[i].size(), 1);
+      } catch (const nlohmann::json::exception&) {
+        input_error(where, "input_ids / attention_mask must be arrays of integers");
+      }
+      if (masks[i].size() != ids[i].size()) input_error(where, "attention_mask length differs from input_ids");
+    } else {
+      input_error(where, "needs \"text\" or \"input_ids\"");
+    }
+    if (ids[i].empty()) input_error(where, "empty input");
+    if (static_cast<int64_t>(ids[i].size()) > model->config.max_position_embeddings)
+      input_error(where, "longer than the model's max_position_embeddings");
+    for (auto id : ids[i])
+      if (id < 0 || id >= model->config.vocab_size) input_error(where, "token id " + std::to_string(id) + " out of range");
+  }
+
+  torch::NoGradGuard no_grad;
+  for (std::size_t start = 0; start < lines.size(); start += a.batch_size) {
+    const std::size_t end = std::min(lines.size(), start + a.batch_size);
+    // Pad the batch to its longest row; padding is masked, so logits do not
+    // depend on the batch composition.
+    std::size_t T = 0;
+    for (std::size_t i = start; i < end; ++i) T = std::max(T, ids[i].size());
+    const auto B = static_cast<int64_t>(end - start);
+    auto input = torch::full({B, static_cast<int64_t>(T)}, model->config.pad_token_id, torch::kLong);
+    auto mask = torch::zeros({B, static_cast<int64_t>(T)}, torch::kLong);
+    for (std::size_t i = start; i < end; ++i) {
+      const auto n = static_cast<int64_t>(ids[i].size());
+      input[i - start].narrow(0, 0, n).copy_(torch::tensor(ids[i]));
+      mask[i - start].narrow(0, 0, n).copy_(torch::tensor(masks[i]));
+    }
+    auto logits = model->forward(input.to(device), mask.to(device)).to(torch::kCPU).to(torch::kDouble);
+    for (int64_t b = 0; b < B; ++b) {
+      auto row = logits[b];
+      std::vector<double> values(row.data_ptr<double>(), row.data_ptr<double>() + row.numel());
+      std::cout << nlohmann::json{{"logits", values}, {"label", row.argmax().item<int64_t>()}}.dump() << "\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_predict_command(CLI::App& app) {
+  auto a = std::make_shared<Args>();
+  auto* sub = app.add_subcommand("predict", "classify JSON lines with a Hugging Face-format model folder");
+  sub->add_option("--model", a->model, "model folder (config.json, model.safetensors, vocab.txt)")->required();
+  sub->add_option("--input", a->input, "JSON lines: {\"text\": ...} or {\"input_ids\": [...], \"attention_mask\": [...]}")
+      ->required();
+  sub->add_option("--vocab", a->vocab, "vocab.txt (default: the model folder's)");
+  sub->add_option("--max-length", a->max_length, "truncation for text inputs")->check(CLI::Range(2, 1 << 20));
+  sub->add_option("--batch-size", a->batch_size, "inputs per forward pass")->check(CLI::PositiveNumber);
+  sub->add_option("--device", a->device, "cpu | cuda | cuda:N | auto");
+  return {sub, [a] { return predict(*a); }};
+}
+
+}  // namespace ftb

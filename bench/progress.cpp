@@ -1,1 +1,92 @@
-// placeholder
+#include "bench/progress.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace ftb {
+namespace {
+
+std::string clock_text(double s) {
+  if (s < 0 || s > 1e7) return "--:--";
+  const int t = static_cast<int>(s + 0.5);
+  char buf[32];
+  if (t >= 3600) std::snprintf(buf, sizeof buf, "%d:%02d:%02d", t / 3600, t / 60 % 60, t % 60);
+  else std::snprintf(buf, sizeof buf, "%d:%02d", t / 60, t % 60);
+  return buf;
+}
+
+}  // namespace
+
+ProgressPrinter::ProgressPrinter() : tty_(::isatty(STDERR_FILENO) == 1) {}
+
+void ProgressPrinter::on_train_start(const LoopState& s) {
+  start_ = std::chrono::steady_clock::now();
+  start_step_ = s.step;
+  std::fprintf(stderr, "[%s] %lld epochs x %lld steps\n", s.scenario.c_str(),
+               static_cast<long long>(s.epochs), static_cast<long long>(s.steps_per_epoch));
+}
+
+void ProgressPrinter::on_epoch_start(const LoopState&) { ema_loss_ = 0; }
+
+void ProgressPrinter::on_batch_end(const LoopState& s, const StepRecord& r) {
+  ema_loss_ = ema_loss_ == 0 ? r.loss : 0.95 * ema_loss_ + 0.05 * r.loss;
+  const auto now = std::chrono::steady_clock::now();
+  const int64_t in_epoch = s.step - (s.epoch - 1) * s.steps_per_epoch;
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  const double rate = elapsed > 0 ? (s.step - start_step_) / elapsed : 0;
+  const double eta = rate > 0 ? (s.total_steps - s.step) / rate : -1;
+  if (tty_) {
+    if (now - last_draw_ < std::chrono::milliseconds(100) && in_epoch != s.steps_per_epoch) return;
+    last_draw_ = now;
+    const int width = 30;
+    const int filled = s.steps_per_epoch ? static_cast<int>(width * in_epoch / s.steps_per_epoch) : width;
+    std::string bar(filled, '#');
+    bar.resize(width, '.');
+    std::fprintf(stderr, "\r[%s] epoch %lld/%lld [%s] %lld/%lld  %.2f it/s  ETA %s  loss %.4f  ",
+                 s.scenario.c_str(), static_cast<long long>(s.epoch), static_cast<long long>(s.epochs),
+                 bar.c_str(), static_cast<long long>(in_epoch), static_cast<long long>(s.steps_per_epoch), rate,
+                 clock_text(eta).c_str(), ema_loss_);
+    std::fflush(stderr);
+  } else {
+    const int64_t every = std::max<int64_t>(1, s.steps_per_epoch / 10);
+    if (in_epoch % every != 0 && in_epoch != s.steps_per_epoch) return;
+    std::fprintf(stderr, "[%s] epoch %lld/%lld step %lld/%lld  %.2f it/s  ETA %s  loss %.4f\n",
+                 s.scenario.c_str(), static_cast<long long>(s.epoch), static_cast<long long>(s.epochs),
+                 static_cast<long long>(in_epoch), static_cast<long long>(s.steps_per_epoch), rate,
+                 clock_text(eta).c_str(), ema_loss_);
+  }
+}
+
+void ProgressPrinter::on_epoch_end(const LoopState& s, const EpochRecord& e) {
+  if (tty_) std::fprintf(stderr, "\n");
+  std::fprintf(stderr, "[%s] epoch %lld: train loss %.4f acc %.2f%% | val loss %.4f acc %.2f%% | %.1f s\n",
+               s.scenario.c_str(), static_cast<long long>(e.epoch), e.train_loss, 100 * e.train_acc, e.val_loss,
+               100 * e.val_acc, e.time_s);
+}
+
+void print_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> w;
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (w.size() <= i) w.push_back(0);
+      w[i] = std::max(w[i], r[i].size());
+    }
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    std::string line;
+    for (std::size_t i = 0; i < rows[k].size(); ++i) {
+      std::string cell = rows[k][i];
+      if (i + 1 < rows[k].size()) cell.resize(w[i], ' ');
+      line += (i ? "  " : "") + cell;
+    }
+    std::printf("%s\n", line.c_str());
+    if (k == 0) {
+      std::size_t total = 0;
+      for (auto x : w) total += x + 2;
+      std::printf("%s\n", std::string(std::min<std::size_t>(total, 120), '-').c_str());
+    }
+  }
+}
+
+}  // namespace ftb

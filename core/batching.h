@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -90,6 +91,8 @@ class BatchLoader {
   std::deque<Batch> ready_;
   std::size_t produced_ = 0, consumed_ = 0;
   bool stop_ = false;
+  bool epoch_started_ = false;  // next() before start_epoch() starts epoch 0
+  std::exception_ptr error_;    // thrown by the producer, rethrown by next()
 };
 
 }  // namespace ftb

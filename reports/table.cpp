@@ -1,1 +1,134 @@
-// placeholder
+#include "reports/table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace ftb {
+
+namespace {
+
+const char* const kDash = "-";
+
+std::string printf_str(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+// "-" for values that are not measurements (non-finite, or <= 0 where zero
+// means "not measured", e.g. peak memory on a platform without a counter).
+std::string fixed(double v, const char* fmt, bool zero_is_missing = false) {
+  if (!std::isfinite(v) || (zero_is_missing && v <= 0)) return kDash;
+  return printf_str(fmt, v);
+}
+
+// 83.42 -> "1:23.4 (83.42 s)": minutes for people, seconds for scripts.
+std::string wall_time(double s) {
+  if (!std::isfinite(s) || s < 0) return kDash;
+  const long long tenths = std::llround(s * 10);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%lld:%02lld.%lld (%.2f s)", tenths / 600, (tenths % 600) / 10, tenths % 10, s);
+  return buf;
+}
+
+// One Markdown cell: no pipes, no line breaks.
+std::string cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r' || c == '\t') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+// Display width in code points (UTF-8 continuation bytes do not count).
+size_t width(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+const ScenarioResult* find_baseline(const Report& report, const std::string& baseline) {
+  for (const auto& r : report.results) {
+    if (r.scenario == baseline) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<double> speedup_vs_baseline(const Report& report, const ScenarioResult& r,
+                                          const std::string& baseline) {
+  const ScenarioResult* base = find_baseline(report, baseline);
+  if (base == nullptr || base->status != Status::ok || r.status != Status::ok) return std::nullopt;
+  if (!(base->wall_time_s > 0) || !(r.wall_time_s > 0)) return std::nullopt;
+  return base->wall_time_s / r.wall_time_s;
+}
+
+std::string speedup_table_markdown(const Report& report, const std::string& baseline) {
+  struct Column {
+    const char* title;
+    bool numeric;  // right-aligned
+  };
+  const std::vector<Column> columns = {
+      {"scenario", false},  {"status", false},     {"device", false},    {"world size", true},
+      {"precision", false}, {"wall time", true},   {"speed-up", true},   {"samples/s", true},
+      {"test acc %", true}, {"val acc %", true},   {"peak MiB", true},   {"MFU %", true},
+      {"note", false},
+  };
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : report.results) {
+    std::vector<std::string> row = {r.scenario, to_string(r.status), r.device, std::to_string(r.world_size),
+                                    r.precision};
+    if (r.status == Status::ok) {
+      const auto speedup = speedup_vs_baseline(report, r, baseline);
+      row.push_back(wall_time(r.wall_time_s));
+      row.push_back(speedup ? printf_str("%.2fx", *speedup) : kDash);
+      row.push_back(fixed(r.train_samples_per_s, "%.1f", true));
+      row.push_back(fixed(r.test_acc * 100, "%.2f"));
+      row.push_back(fixed(r.val_acc * 100, "%.2f"));
+      row.push_back(fixed(static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0), "%.1f", true));
+      row.push_back(fixed(r.mfu * 100, "%.1f", true));
+      row.push_back(r.reason);
+    } else {
+      for (int i = 0; i < 7; ++i) row.push_back(kDash);
+      row.push_back(r.reason.empty() ? "(no reason given)" : r.reason);
+    }
+    for (auto& c : row) c = cell(c);
+    rows.push_back(std::move(row));
+  }
+
+  std::vector<size_t> widths;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    size_t w = std::max<size_t>(width(columns[c].title), 3);
+    for (const auto& row : rows) w = std::max(w, width(row[c]));
+    widths.push_back(w);
+  }
+  auto pad = [&](const std::string& s, size_t c) {
+    const std::string fill(widths[c] - width(s), ' ');
+    return columns[c].numeric ? fill + s : s + fill;
+  };
+  std::string out = "|";
+  for (size_t c = 0; c < columns.size(); ++c) out += " " + pad(columns[c].title, c) + " |";
+  out += "\n|";
+  for (size_t c = 0; c < columns.size(); ++c) {
+    out += columns[c].numeric ? " " + std::string(widths[c] - 1, '-') + ":" : " " + std::string(widths[c], '-');
+    out += " |";
+  }
+  out += "\n";
+  for (const auto& row : rows) {
+    out += "|";
+    for (size_t c = 0; c < columns.size(); ++c) out += " " + pad(row[c], c) + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+std::string result_table_text(const Report& report, const std::string& baseline) {
+  return speedup_table_markdown(report, baseline);
+}
+
+}  // namespace ftb

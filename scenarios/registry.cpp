@@ -1,1 +1,43 @@
-// placeholder
+#include "scenarios/registry.h"
+
+#include "core/errors.h"
+
+namespace ftb {
+
+const std::vector<ScenarioInfo>& scenario_registry() {
+  // Explicit table, not static self-registration: deterministic order, one
+  // place to grep, nothing for the linker to drop from a static library.
+  static const std::vector<ScenarioInfo> table = {
+      baseline_scenario(),
+  };
+  return table;
+}
+
+const ScenarioInfo* find_scenario(const std::string& name) {
+  for (const auto& s : scenario_registry()) {
+    if (s.name == name) return &s;
+    for (const auto& a : s.aliases)
+      if (a == name) return &s;
+  }
+  return nullptr;
+}
+
+std::vector<const ScenarioInfo*> select_scenarios(const std::vector<std::string>& names) {
+  std::vector<const ScenarioInfo*> out;
+  if (names.empty()) {
+    for (const auto& s : scenario_registry()) out.push_back(&s);
+    return out;
+  }
+  for (const auto& n : names) {
+    const ScenarioInfo* s = find_scenario(n);
+    if (!s) {
+      std::string known;
+      for (const auto& r : scenario_registry()) known += (known.empty() ? "" : ", ") + r.name;
+      input_error("--scenarios", "unknown scenario \"" + n + "\" (" + known + ")");
+    }
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace ftb

@@ -33,6 +33,7 @@ struct StepRecord {
   double loss = 0;
   double wait_ms = 0;     // time the step waited on the data loader
   int64_t samples = 0, tokens = 0;  // tokens = non-pad tokens of the batch
+  int64_t seq_len = 0;              // padded length T the device computed on
 };
 
 // One repeat of a scenario.
@@ -68,6 +69,31 @@ struct ScenarioResult {
   double mfu = 0;                // against environment.peak_matmul_tflops
   double loader_wait_s = 0;      // total time the step waited on data
   nlohmann::json extra = nlohmann::json::object();  // scenario-specific keys
+};
+
+}  // namespace ftb
+
+namespace ftb {
+
+class LoopCallback;
+
+// What the runner hands a scenario besides the workload and config.
+struct ScenarioContext {
+  std::vector<LoopCallback*> callbacks;  // progress bar etc.
+  int repeat = 0;                        // 0-based
+  double peak_tflops = 0;                // measured fp32 matmul peak of the device (MFU)
+};
+
+struct ScenarioInfo {
+  std::string name;       // = --scenarios name = "scenario" in the report = chart legend
+  std::string technique;  // one line for `ftbench list`
+  std::vector<std::string> aliases;  // e.g. "compiled" for cuda_graph
+  // Empty when the scenario can run with this config on this machine,
+  // otherwise why not (the row is then reported as skipped with it).
+  std::function<std::string(const RunConfig&)> unavailable;
+  // One repeat. Fills the measurements of ScenarioResult; the runner fills
+  // the aggregates (medians over repeats, MFU) and catches failures.
+  std::function<ScenarioResult(const Workload&, const RunConfig&, const ScenarioContext&)> run;
 };
 
 }  // namespace ftb

@@ -1,1 +1,99 @@
+// The C++ model against Hugging Face's on the same weights and inputs
+// (fixture from tools/golden_model.py; fp32).
 #include <doctest/doctest.h>
+#include <torch/torch.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "core/checkpoint.h"
+#include "core/safetensors.h"
+
+namespace {
+
+const std::string kDir = std::string(FTB_FIXTURES_DIR) + "/golden_model";
+
+nlohmann::json golden() {
+  std::ifstream in(kDir + "/golden.json");
+  REQUIRE(in.good());
+  return nlohmann::json::parse(in);
+}
+
+torch::Tensor tensor_2d(const nlohmann::json& j, torch::Dtype dtype) {
+  std::vector<double> flat;
+  for (const auto& row : j)
+    for (const auto& v : row) flat.push_back(v.get<double>());
+  return torch::tensor(flat, torch::kFloat64).view({static_cast<int64_t>(j.size()), -1}).to(dtype);
+}
+
+double max_abs_diff(const torch::Tensor& a, const torch::Tensor& b) {
+  return (a - b).abs().max().item<double>();
+}
+
+}  // namespace
+
+TEST_CASE("golden: eval logits and loss match Hugging Face") {
+  const auto g = golden();
+  auto model = ftb::load_model_dir(kDir);
+  model->eval();
+  auto ids = tensor_2d(g["input_ids"], torch::kLong);
+  auto mask = tensor_2d(g["attention_mask"], torch::kLong);
+  auto labels = torch::tensor(g["labels"].get<std::vector<int64_t>>());
+  torch::NoGradGuard no_grad;
+  auto logits = model->forward(ids, mask);
+  const double diff = max_abs_diff(logits, tensor_2d(g["eval_logits"], torch::kFloat));
+  MESSAGE("eval logits maxdiff " << diff);
+  CHECK(diff <= 1e-5);
+  const double loss = torch::cross_entropy_loss(logits, labels).item<double>();
+  CHECK(loss == doctest::Approx(g["eval_loss"].get<double>()).epsilon(1e-5));
+}
+
+TEST_CASE("golden: one Adam step matches torch.optim.Adam on Hugging Face's model") {
+  const auto g = golden();
+  auto model = ftb::load_model_dir(kDir);
+  // Dropout off, train mode: the computation the fixture recorded.
+  for (auto& m : model->modules())
+    if (auto* d = m->as<torch::nn::Dropout>()) d->options.p(0.0);
+  model->train();
+  auto ids = tensor_2d(g["input_ids"], torch::kLong);
+  auto mask = tensor_2d(g["attention_mask"], torch::kLong);
+  auto labels = torch::tensor(g["labels"].get<std::vector<int64_t>>());
+
+  torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(g["adam_lr"].get<double>()));
+  auto loss = torch::cross_entropy_loss(model->forward(ids, mask), labels);
+  CHECK(loss.item<double>() == doctest::Approx(g["train_loss"].get<double>()).epsilon(1e-5));
+  opt.zero_grad();
+  loss.backward();
+  opt.step();
+
+  const auto after = ftb::SafetensorsFile::read(kDir + "/after_adam_step.safetensors");
+  double worst_rel = 0;
+  std::string worst;
+  for (const auto& item : model->named_parameters()) {
+    REQUIRE(after.contains(item.key()));
+    auto want = after.tensor(item.key());
+    auto got = item.value().detach();
+    // Relative error, with a floor so exact zeros do not divide by zero.
+    auto rel = ((got - want).abs() / (want.abs() + 1e-6)).max().item<double>();
+    if (rel > worst_rel) worst_rel = rel, worst = item.key();
+  }
+  MESSAGE("after-step params: worst relative diff " << worst_rel << " (" << worst << ")");
+  CHECK(worst_rel <= 1e-6);
+
+  model->eval();
+  torch::NoGradGuard no_grad;
+  const double diff = max_abs_diff(model->forward(ids, mask), tensor_2d(g["after_step_logits"], torch::kFloat));
+  MESSAGE("after-step logits maxdiff " << diff);
+  CHECK(diff <= 1e-5);
+}
+
+TEST_CASE("checkpoint: a folder we write loads back bit-identically") {
+  auto model = ftb::load_model_dir(kDir);
+  const auto dir = std::filesystem::temp_directory_path() / ("ftb_ckpt_" + std::to_string(::getpid()));
+  ftb::save_model_dir(model, dir.string());
+  auto again = ftb::load_model_dir(dir.string());
+  auto a = model->named_parameters(), b = again->named_parameters();
+  REQUIRE(a.size() == b.size());
+  for (const auto& item : a) CHECK(torch::equal(item.value(), b[item.key()]));
+  std::filesystem::remove_all(dir);
+}

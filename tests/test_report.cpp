@@ -1,1 +1,542 @@
+// Reports: the JSON record (round trip, contract keys, errors naming the
+// file), atomic writes, the speed-up table, the Vega-Lite specs and the
+// environment capture.
+#include "core/environment.h"
+#include "core/errors.h"
+#include "reports/report.h"
+#include "reports/table.h"
+#include "reports/vega.h"
+
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <torch/version.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+
+#include <dirent.h>
+#include <ftw.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using nlohmann::json;
+
+namespace {
+
+// A fresh directory per test, removed at the end. POSIX, not std::filesystem:
+// the pip LibTorch's exported copy of fs::remove_all crashes (see report.cpp).
+struct TempDir {
+  std::string path;
+  TempDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/ftb_test_report_XXXXXX";
+    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~TempDir() {
+    ::nftw(
+        path.c_str(), [](const char* p, const struct stat*, int, FTW*) { return ::remove(p); }, 16,
+        FTW_DEPTH | FTW_PHYS);
+  }
+  std::string file(const std::string& name) const { return path + "/" + name; }
+};
+
+bool is_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void spit(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+// Names of the files in `dir` that contain ".tmp.": a failed or finished write
+// must not leave its temporary file behind.
+int temp_files_in(const std::string& dir) {
+  int n = 0;
+  DIR* d = ::opendir(dir.c_str());
+  REQUIRE(d != nullptr);
+  while (const dirent* e = ::readdir(d)) n += std::string(e->d_name).find(".tmp.") != std::string::npos;
+  ::closedir(d);
+  return n;
+}
+
+// Every field set to a distinct value, so a swapped or dropped field shows.
+ftb::ScenarioResult filled_result(const std::string& name = "amp", double wall_time_s = 40.0) {
+  ftb::ScenarioResult r;
+  r.scenario = name;
+  r.status = ftb::Status::ok;
+  r.reason = "";
+  r.world_size = 4;
+  r.device = "cuda:0";
+  r.precision = "fp16-mixed";
+  r.wall_time_s = wall_time_s;
+  r.train_samples_per_s = 1234.5;
+  r.train_tokens_per_s = 98765.25;
+  r.val_acc = 0.9217;
+  r.test_acc = 0.8992;
+  r.test_loss = 0.2875;
+  r.epochs = {{1, 0.41, 0.8981, 0.22, 0.9217, 400.5}, {2, 0.13, 0.9502, 0.24, 0.9209, 401.25}};
+  for (int64_t i = 0; i < 7; ++i) {
+    ftb::StepRecord s;
+    s.step = i;
+    s.epoch = 1 + i / 4;
+    s.step_ms = 10.0 + 0.125 * static_cast<double>(i);
+    s.loss = 0.7 - 0.01 * static_cast<double>(i);
+    s.wait_ms = 0.5;
+    s.samples = 12;
+    s.tokens = 6144 - i;
+    s.seq_len = 512;
+    r.steps.push_back(s);
+  }
+  r.peak_bytes = 3LL << 30;
+  r.peak_bytes_source = "cuda_max_allocated";
+  r.repeats = {{41.0, 1200.0, 96000.0, 0.92, 0.90, (3LL << 30) - 5}, {40.0, 1234.5, 98765.25, 0.9217, 0.8992, 3LL << 30}};
+  r.step_ms_median = 10.25;
+  r.warmup_steps = 3;
+  r.model_tflops_per_s = 123.5;
+  r.mfu = 0.3125;
+  r.loader_wait_s = 1.5;
+  r.extra = {{"loss_scale_final", 32768.0}, {"skipped_steps", 2}};
+  return r;
+}
+
+ftb::ScenarioResult skipped_result(const std::string& name, const std::string& reason) {
+  ftb::ScenarioResult r;
+  r.scenario = name;
+  r.status = ftb::Status::skipped;
+  r.reason = reason;
+  return r;
+}
+
+ftb::Report sample_report() {
+  ftb::Report report;
+  report.environment = {{"host", "testhost"}, {"gpus", json::array()}};
+  report.config = {{"preset", "smoke"}, {"epochs", 3}};
+  report.results.push_back(filled_result("baseline", 100.0));
+  report.results.push_back(filled_result("amp", 40.0));
+  report.results.push_back(skipped_result("cuda_graph", "needs CUDA: no CUDA device visible"));
+  return report;
+}
+
+void check_same(const ftb::ScenarioResult& a, const ftb::ScenarioResult& b) {
+  CHECK(a.scenario == b.scenario);
+  CHECK(a.status == b.status);
+  CHECK(a.reason == b.reason);
+  CHECK(a.world_size == b.world_size);
+  CHECK(a.device == b.device);
+  CHECK(a.precision == b.precision);
+  CHECK(a.wall_time_s == b.wall_time_s);
+  CHECK(a.train_samples_per_s == b.train_samples_per_s);
+  CHECK(a.train_tokens_per_s == b.train_tokens_per_s);
+  CHECK(a.val_acc == b.val_acc);
+  CHECK(a.test_acc == b.test_acc);
+  CHECK(a.test_loss == b.test_loss);
+  REQUIRE(a.epochs.size() == b.epochs.size());
+  for (size_t i = 0; i < a.epochs.size(); ++i) {
+    CHECK(a.epochs[i].epoch == b.epochs[i].epoch);
+    CHECK(a.epochs[i].train_loss == b.epochs[i].train_loss);
+    CHECK(a.epochs[i].train_acc == b.epochs[i].train_acc);
+    CHECK(a.epochs[i].val_loss == b.epochs[i].val_loss);
+    CHECK(a.epochs[i].val_acc == b.epochs[i].val_acc);
+    CHECK(a.epochs[i].time_s == b.epochs[i].time_s);
+  }
+  CHECK(a.peak_bytes == b.peak_bytes);
+  CHECK(a.peak_bytes_source == b.peak_bytes_source);
+  REQUIRE(a.repeats.size() == b.repeats.size());
+  for (size_t i = 0; i < a.repeats.size(); ++i) {
+    CHECK(a.repeats[i].wall_time_s == b.repeats[i].wall_time_s);
+    CHECK(a.repeats[i].train_samples_per_s == b.repeats[i].train_samples_per_s);
+    CHECK(a.repeats[i].train_tokens_per_s == b.repeats[i].train_tokens_per_s);
+    CHECK(a.repeats[i].val_acc == b.repeats[i].val_acc);
+    CHECK(a.repeats[i].test_acc == b.repeats[i].test_acc);
+    CHECK(a.repeats[i].peak_bytes == b.repeats[i].peak_bytes);
+  }
+  CHECK(a.step_ms_median == b.step_ms_median);
+  CHECK(a.warmup_steps == b.warmup_steps);
+  CHECK(a.model_tflops_per_s == b.model_tflops_per_s);
+  CHECK(a.mfu == b.mfu);
+  CHECK(a.loader_wait_s == b.loader_wait_s);
+  CHECK(a.extra == b.extra);
+}
+
+// Runs `write` and returns the InputError's message ("" when none was thrown).
+template <class F>
+std::string input_error_of(F&& f) {
+  try {
+    f();
+  } catch (const ftb::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("status names round trip and an unknown one is an InputError") {
+  for (auto s : {ftb::Status::ok, ftb::Status::skipped, ftb::Status::failed}) {
+    CHECK(ftb::status_from_string(ftb::to_string(s)) == s);
+  }
+  CHECK(ftb::to_string(ftb::Status::skipped) == "skipped");
+  CHECK_THROWS_AS(ftb::status_from_string("OK"), ftb::InputError);
+}
+
+TEST_CASE("a filled ScenarioResult survives JSON text and back (steps excepted)") {
+  const ftb::ScenarioResult r = filled_result();
+  const json parsed = json::parse(ftb::to_json(r).dump());
+  const ftb::ScenarioResult back = ftb::result_from_json(parsed);
+  check_same(r, back);
+  CHECK(back.steps.empty());  // steps go to steps.csv, not report.json
+}
+
+TEST_CASE("a diverged (NaN) loss is written as null and read back as NaN") {
+  ftb::ScenarioResult r = filled_result();
+  r.test_loss = std::numeric_limits<double>::quiet_NaN();
+  const json parsed = json::parse(ftb::to_json(r).dump());
+  CHECK(parsed.at("loss").at("test").is_null());
+  CHECK(std::isnan(ftb::result_from_json(parsed).test_loss));
+}
+
+TEST_CASE("report.json holds the contract keys") {
+  const json j = ftb::report_to_json(sample_report());
+  CHECK(j.at("schema") == "ftbench.report/1");
+  CHECK(j.at("environment").at("host") == "testhost");
+  CHECK(j.at("config").at("preset") == "smoke");
+  REQUIRE(j.at("results").size() == 3);
+  const json& r = j.at("results").at(1);
+  for (const char* path :
+       {"/scenario", "/status", "/reason", "/world_size", "/device", "/precision", "/wall_time_s",
+        "/throughput/train_samples_per_s", "/throughput/train_tokens_per_s", "/accuracy/val", "/accuracy/test",
+        "/loss/test", "/epochs/0/epoch", "/epochs/0/train_loss", "/epochs/0/train_acc", "/epochs/0/val_loss",
+        "/epochs/0/val_acc", "/epochs/0/time_s", "/memory/peak_bytes", "/memory/source", "/repeats",
+        "/samples/1/wall_time_s", "/samples/1/peak_bytes", "/efficiency/step_ms_median",
+        "/efficiency/warmup_steps", "/efficiency/model_tflops_per_s", "/efficiency/mfu", "/data/loader_wait_s",
+        "/extra/loss_scale_final"}) {
+    CAPTURE(path);
+    CHECK(r.contains(json::json_pointer(path)));
+  }
+  CHECK(r.at("scenario") == "amp");
+  CHECK(r.at("status") == "ok");
+  CHECK(r.at("repeats") == 2);
+  CHECK(r.at("samples").size() == 2);
+  CHECK(r.at("throughput").at("train_samples_per_s") == 1234.5);
+  CHECK(r.at("memory").at("peak_bytes") == (3LL << 30));
+  CHECK_FALSE(r.contains("steps"));
+  const json& skipped = j.at("results").at(2);
+  CHECK(skipped.at("status") == "skipped");
+  CHECK(skipped.at("reason") == "needs CUDA: no CUDA device visible");
+}
+
+TEST_CASE("write_report then read_report gives the same report") {
+  TempDir dir;
+  const ftb::Report report = sample_report();
+  const std::string path = dir.file("report.json");
+  ftb::write_report(path, report);
+  const ftb::Report back = ftb::read_report(path);
+  CHECK(back.environment == report.environment);
+  CHECK(back.config == report.config);
+  REQUIRE(back.results.size() == report.results.size());
+  for (size_t i = 0; i < back.results.size(); ++i) check_same(back.results[i], report.results[i]);
+  CHECK(temp_files_in(dir.path) == 0);
+}
+
+TEST_CASE("read_report errors are InputErrors naming the file and the problem") {
+  TempDir dir;
+  const json good = ftb::report_to_json(sample_report());
+
+  SUBCASE("missing file") {
+    const std::string path = dir.file("absent.json");
+    const std::string msg = input_error_of([&] { ftb::read_report(path); });
+    CHECK(msg.find(path) == 0);
+  }
+  SUBCASE("bad JSON") {
+    const std::string path = dir.file("bad.json");
+    spit(path, "{\"schema\": \"ftbench.report/1\", ");
+    const std::string msg = input_error_of([&] { ftb::read_report(path); });
+    CHECK(msg.find(path) == 0);
+    CHECK(msg.find("not valid JSON") != std::string::npos);
+  }
+  SUBCASE("wrong schema") {
+    const std::string path = dir.file("schema.json");
+    json j = good;
+    j["schema"] = "ftbench.report/0";
+    spit(path, j.dump());
+    const std::string msg = input_error_of([&] { ftb::read_report(path); });
+    CHECK(msg.find(path) == 0);
+    CHECK(msg.find("ftbench.report/0") != std::string::npos);
+  }
+  SUBCASE("no schema at all (some other JSON file)") {
+    const std::string path = dir.file("other.json");
+    spit(path, "[1, 2, 3]");
+    const std::string msg = input_error_of([&] { ftb::read_report(path); });
+    CHECK(msg.find(path) == 0);
+  }
+  SUBCASE("missing nested key") {
+    const std::string path = dir.file("missing.json");
+    json j = good;
+    j["results"][1]["throughput"].erase("train_samples_per_s");
+    spit(path, j.dump());
+    const std::string msg = input_error_of([&] { ftb::read_report(path); });
+    CHECK(msg.find(path) == 0);
+    CHECK(msg.find("results[1]") != std::string::npos);
+    CHECK(msg.find("throughput.train_samples_per_s") != std::string::npos);
+  }
+  SUBCASE("wrong type") {
+    const std::string path = dir.file("type.json");
+    json j = good;
+    j["results"][0]["wall_time_s"] = "100";
+    spit(path, j.dump());
+    const std::string msg = input_error_of([&] { ftb::read_report(path); });
+    CHECK(msg.find(path) == 0);
+    CHECK(msg.find("wall_time_s") != std::string::npos);
+  }
+  SUBCASE("unknown status") {
+    const std::string path = dir.file("status.json");
+    json j = good;
+    j["results"][2]["status"] = "maybe";
+    spit(path, j.dump());
+    const std::string msg = input_error_of([&] { ftb::read_report(path); });
+    CHECK(msg.find(path) == 0);
+    CHECK(msg.find("maybe") != std::string::npos);
+  }
+  SUBCASE("repeats disagrees with samples") {
+    const std::string path = dir.file("repeats.json");
+    json j = good;
+    j["results"][0]["repeats"] = 5;
+    spit(path, j.dump());
+    CHECK(input_error_of([&] { ftb::read_report(path); }).find(path) == 0);
+  }
+}
+
+// A write that fails halfway (here: the file-size limit, as a full disk would)
+// must leave the previous report byte for byte. Writing in place would have
+// truncated it before failing.
+TEST_CASE("write_report keeps the old report when the write fails midway") {
+  TempDir dir;
+  const std::string path = dir.file("report.json");
+  ftb::write_report(path, sample_report());
+  const std::string before = slurp(path);
+  REQUIRE(!before.empty());
+
+  ftb::Report bigger = sample_report();
+  bigger.results[0].reason = std::string(64 * 1024, 'x');  // well past the limit below
+
+  rlimit saved{};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  rlimit small = saved;
+  small.rlim_cur = 4096;
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // get EFBIG instead of a core dump
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  std::string error;
+  try {
+    ftb::write_report(path, bigger);
+  } catch (const std::runtime_error& e) {
+    error = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &saved);  // restore before any CHECK can print
+  std::signal(SIGXFSZ, old_handler);
+
+  CHECK(error.find(path) == 0);
+  CHECK(slurp(path) == before);
+  CHECK(temp_files_in(dir.path) == 0);
+  CHECK_NOTHROW(ftb::read_report(path));
+}
+
+TEST_CASE("write_report keeps the old report when its temporary file cannot be created") {
+  TempDir dir;
+  const std::string path = dir.file("report.json");
+  ftb::write_report(path, sample_report());
+  const std::string before = slurp(path);
+  // A directory squatting on the temporary name makes open() fail.
+  REQUIRE(::mkdir((path + ".tmp." + std::to_string(::getpid())).c_str(), 0755) == 0);
+  ftb::Report changed = sample_report();
+  changed.config["epochs"] = 99;
+  CHECK_THROWS_AS(ftb::write_report(path, changed), std::runtime_error);
+  CHECK(slurp(path) == before);
+}
+
+TEST_CASE("write_report into a missing directory throws and creates nothing") {
+  TempDir dir;
+  const std::string path = dir.file("no/such/dir/report.json");
+  CHECK_THROWS_AS(ftb::write_report(path, sample_report()), std::runtime_error);
+  CHECK_FALSE(exists(dir.file("no")));
+}
+
+TEST_CASE("steps.csv has one row per recorded step with the documented columns") {
+  ftb::Report report = sample_report();
+  report.results[0].scenario = "odd,name";
+  const std::string csv = ftb::steps_csv(report.results);
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "scenario,step,epoch,step_ms,loss,wait_ms,samples,tokens,seq_len");
+  int rows = 0;
+  std::string first;
+  while (std::getline(in, line)) {
+    if (rows == 0) first = line;
+    ++rows;
+  }
+  CHECK(rows == 14);  // 7 steps in each of the two ok results, none for the skipped one
+  CHECK(first == "\"odd,name\",0,1,10,0.7,0.5,12,6144,512");
+
+  TempDir dir;
+  ftb::write_steps_csv(dir.file("steps.csv"), report.results);
+  CHECK(slurp(dir.file("steps.csv")) == csv);
+}
+
+TEST_CASE("speed-up table: baseline, a faster row and a skipped row") {
+  const std::string table = ftb::speedup_table_markdown(sample_report());
+  CAPTURE(table);
+  std::istringstream in(table);
+  std::string header, rule, base, amp, skipped, extra;
+  std::getline(in, header);
+  std::getline(in, rule);
+  std::getline(in, base);
+  std::getline(in, amp);
+  std::getline(in, skipped);
+  CHECK_FALSE(std::getline(in, extra));
+  CHECK(header.find("| scenario") == 0);
+  for (const char* col : {"status", "device", "world size", "precision", "wall time", "speed-up", "samples/s",
+                          "test acc %", "val acc %", "peak MiB", "MFU %", "note"}) {
+    CHECK(header.find(col) != std::string::npos);
+  }
+  CHECK(rule.find("---:") != std::string::npos);  // numbers right-aligned
+  CHECK(base.find("| baseline") == 0);
+  CHECK(base.find("1.00x") != std::string::npos);
+  CHECK(base.find("1:40.0 (100.00 s)") != std::string::npos);
+  CHECK(amp.find("| amp") == 0);
+  CHECK(amp.find("2.50x") != std::string::npos);  // 100 s / 40 s
+  CHECK(amp.find("0:40.0 (40.00 s)") != std::string::npos);
+  CHECK(amp.find("1234.5") != std::string::npos);
+  CHECK(amp.find("89.92") != std::string::npos);    // test acc %
+  CHECK(amp.find("92.17") != std::string::npos);    // val acc %
+  CHECK(amp.find("3072.0") != std::string::npos);   // 3 GiB in MiB
+  CHECK(amp.find("31.2") != std::string::npos);     // MFU %
+  CHECK(skipped.find("| cuda_graph") == 0);
+  CHECK(skipped.find("skipped") != std::string::npos);
+  CHECK(skipped.find("needs CUDA: no CUDA device visible") != std::string::npos);
+  CHECK(skipped.find("x |") == std::string::npos);  // no speed-up for a skipped row
+  // Every line has the same number of cells.
+  auto pipes = [](const std::string& s) { return std::count(s.begin(), s.end(), '|'); };
+  CHECK(pipes(header) == pipes(rule));
+  CHECK(pipes(header) == pipes(base));
+  CHECK(pipes(header) == pipes(skipped));
+}
+
+TEST_CASE("speed-up is '-' when the baseline is missing or did not run") {
+  ftb::Report report = sample_report();
+  report.results[0] = skipped_result("baseline", "a | pipe\nand a newline");
+  const std::string table = ftb::speedup_table_markdown(report);
+  CAPTURE(table);
+  CHECK(table.find("x |") == std::string::npos);
+  CHECK(table.find("a \\| pipe and a newline") != std::string::npos);
+  CHECK_FALSE(ftb::speedup_vs_baseline(report, report.results[1]).has_value());
+  CHECK(ftb::speedup_vs_baseline(sample_report(), sample_report().results[1]).value() == doctest::Approx(2.5));
+  // Another scenario as the baseline.
+  CHECK(ftb::speedup_table_markdown(sample_report(), "amp").find("0.40x") != std::string::npos);
+}
+
+TEST_CASE("Vega-Lite specs: valid JSON, v5 schema, ok results only, loss subsampled") {
+  ftb::Report report = sample_report();
+  // A long run: 2,000 steps, more than the chart keeps.
+  report.results[1].steps.clear();
+  for (int64_t i = 0; i < 2000; ++i) {
+    ftb::StepRecord s;
+    s.step = i;
+    s.loss = 1.0 / static_cast<double>(i + 1);
+    report.results[1].steps.push_back(s);
+  }
+  const auto specs = ftb::vega_specs(report);
+  for (const char* name : {"speedup", "wall_time", "throughput", "test_accuracy", "loss"}) {
+    CAPTURE(name);
+    REQUIRE(specs.count(name) == 1);
+    const json spec = json::parse(specs.at(name).dump());  // serialisable, and parses back
+    CHECK(spec.at("$schema") == "https://vega.github.io/schema/vega-lite/v5.json");
+    CHECK(spec.at("data").at("values").is_array());
+  }
+  const json& speedup = specs.at("speedup").at("data").at("values");
+  REQUIRE(speedup.size() == 2);  // the skipped cuda_graph row is not plotted
+  CHECK(speedup[0].at("scenario") == "baseline");
+  CHECK(speedup[1].at("scenario") == "amp");
+  CHECK(speedup[1].at("speedup").get<double>() == doctest::Approx(2.5));
+  CHECK(specs.at("wall_time").at("data").at("values").size() == 2);
+  CHECK(specs.at("wall_time").at("encoding").at("x").at("sort") == json::array({"baseline", "amp"}));
+  CHECK(specs.at("test_accuracy").at("data").at("values")[0].at("test_acc_pct").get<double>() ==
+        doctest::Approx(89.92));
+
+  const json& loss = specs.at("loss").at("data").at("values");
+  size_t amp_points = 0;
+  int64_t last_step = -1;
+  for (const auto& v : loss) {
+    if (v.at("scenario") != "amp") continue;
+    if (amp_points == 0) CHECK(v.at("step") == 0);
+    ++amp_points;
+    last_step = v.at("step").get<int64_t>();
+  }
+  CHECK(amp_points == ftb::kLossChartMaxPoints);
+  CHECK(last_step == 1999);
+  CHECK(loss.size() == 7 + ftb::kLossChartMaxPoints);  // baseline's 7 steps kept whole
+}
+
+TEST_CASE("write_run_outputs writes report, steps, table and charts") {
+  TempDir dir;
+  const std::string out = dir.file("run1/nested");
+  ftb::write_run_outputs(out, sample_report());
+  for (const char* f : {"report.json", "steps.csv", "table.md", "charts/speedup.vl.json", "charts/loss.vl.json",
+                        "charts/wall_time.vl.json", "charts/throughput.vl.json", "charts/test_accuracy.vl.json"}) {
+    CAPTURE(f);
+    CHECK(is_file(out + "/" + f));
+  }
+  CHECK(ftb::read_report(out + "/report.json").results.size() == 3);
+  CHECK(slurp(out + "/table.md") == ftb::speedup_table_markdown(sample_report()));
+  CHECK(temp_files_in(out) == 0);
+  CHECK(temp_files_in(out + "/charts") == 0);
+}
+
+TEST_CASE("capture_environment has the documented keys") {
+  const json env = ftb::capture_environment();
+  CAPTURE(env.dump(2));
+  for (const char* path : {"/host", "/os", "/cpu/model", "/cpu/logical_cores", "/cpu/physical_cores", "/memory_bytes",
+                           "/gpus", "/cuda_driver", "/libtorch/version", "/libtorch/cuda", "/libtorch/cudnn",
+                           "/libtorch/nccl", "/compiler", "/build_type", "/threads/intra_op", "/threads/inter_op",
+                           "/threads/parallel_info", "/git_commit", "/blas", "/timestamp"}) {
+    CAPTURE(path);
+    CHECK(env.contains(json::json_pointer(path)));
+  }
+  CHECK(env.at("libtorch").at("version") == TORCH_VERSION);
+  CHECK(env.at("gpus").is_array());
+  CHECK(env.at("cpu").at("logical_cores").get<int64_t>() >= 1);
+  CHECK(env.at("memory_bytes").get<int64_t>() > 0);
+  CHECK(env.at("threads").at("intra_op").get<int64_t>() >= 1);
+  CHECK(env.at("git_commit").is_string());
+  const std::string ts = env.at("timestamp");
+  CHECK(ts.size() == 20);  // 2025-01-31T12:34:56Z
+  CHECK(ts[4] == '-');
+  CHECK(ts[10] == 'T');
+  CHECK(ts.back() == 'Z');
+#ifdef FTB_WITH_CUDA
+  CHECK(env.at("libtorch").at("cuda").is_string());
+#else
+  CHECK(env.at("libtorch").at("cuda").is_null());
+  CHECK(env.at("gpus").empty());
+#endif
+}

@@ -23,7 +23,7 @@ if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 # slower on the reference BLAS. python3-venv: the project-local LibTorch.
 pkgs=(build-essential cmake ninja-build pkg-config git python3-venv
       doctest-dev nlohmann-json3-dev libbenchmark-dev libcli11-dev
-      libarchive-dev libutf8proc-dev libopenblas0-pthread)
+      libarchive-dev libutf8proc-dev libcsv-dev libopenblas0-pthread)
 if [ "${FTB_SYSTEM_TORCH:-0}" = 1 ]; then pkgs+=(libtorch-dev libgloo-dev); fi
 missing=()
 for p in "${pkgs[@]}"; do

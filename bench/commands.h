@@ -1,0 +1,25 @@
+// The ftbench subcommands. Each registers its CLI11 options and returns the
+// function to run after parsing (exit code: 0 ok, 1 failure, 2 bad input).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace ftb {
+
+struct Command {
+  CLI::App* app;
+  std::function<int()> run;
+};
+
+Command add_run_command(CLI::App& app);
+Command add_list_command(CLI::App& app);
+Command add_predict_command(CLI::App& app);
+Command add_tokenize_command(CLI::App& app);
+
+// Sets LibTorch's intra-op threads explicitly (builds differ in the default:
+// Debian's 1.13 picks half the cores); 0 = every core. Returns the count.
+int configure_threads(int requested);
+
+}  // namespace ftb

@@ -1,0 +1,30 @@
+// Progress output for `ftbench run`: a bar with rate and ETA on a terminal,
+// plain lines (every 10 % of an epoch) when stderr is not a terminal.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "core/train_loop.h"
+
+namespace ftb {
+
+class ProgressPrinter : public LoopCallback {
+ public:
+  ProgressPrinter();
+  void on_train_start(const LoopState& s) override;
+  void on_epoch_start(const LoopState& s) override;
+  void on_batch_end(const LoopState& s, const StepRecord& r) override;
+  void on_epoch_end(const LoopState& s, const EpochRecord& e) override;
+
+ private:
+  bool tty_;
+  std::chrono::steady_clock::time_point start_, last_draw_;
+  int64_t start_step_ = 0;
+  double ema_loss_ = 0;
+};
+
+// Prints rows as an aligned text table (first row = header).
+void print_table(const std::vector<std::vector<std::string>>& rows);
+
+}  // namespace ftb

@@ -1,0 +1,23 @@
+// The scenario table: one row per scenario file, in report order. Adding a
+// scenario = a new file defining `ScenarioInfo xxx_scenario()` + one row in
+// registry.cpp; the registry-driven tests pick it up.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scenarios/scenario.h"
+
+namespace ftb {
+
+const std::vector<ScenarioInfo>& scenario_registry();
+// By name or alias; nullptr when unknown.
+const ScenarioInfo* find_scenario(const std::string& name);
+// Resolves --scenarios (empty = all); InputError naming --scenarios when a
+// name is unknown.
+std::vector<const ScenarioInfo*> select_scenarios(const std::vector<std::string>& names);
+
+// Scenario definitions (one per file).
+ScenarioInfo baseline_scenario();
+
+}  // namespace ftb
