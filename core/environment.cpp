@@ -23,9 +23,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#ifndef FTB_GIT_COMMIT
-#define FTB_GIT_COMMIT "unknown"
-#endif
+#include "core/build_info.h"
 
 namespace ftb {
 
@@ -98,20 +96,6 @@ std::string compiler() {
 #endif
 }
 
-// CMake's build type is not visible to the compiler; the flags it sets are.
-std::string build_type() {
-#if defined(FTB_BUILD_TYPE)
-  return FTB_BUILD_TYPE;
-#elif defined(NDEBUG) && defined(__OPTIMIZE__)
-  return "Release";
-#elif !defined(NDEBUG) && !defined(__OPTIMIZE__)
-  return "Debug";
-#elif defined(__OPTIMIZE__)
-  return "optimized with assertions";
-#else
-  return "unoptimized without assertions";
-#endif
-}
 
 std::string utc_timestamp() {
   const std::time_t now = std::time(nullptr);
@@ -207,12 +191,12 @@ json capture_environment() {
   env["libtorch"] = std::move(libtorch);
 
   env["compiler"] = compiler();
-  env["build_type"] = build_type();
+  env["build_type"] = ftb::build_type();
   env["threads"] = {{"intra_op", at::get_num_threads()},
                     {"inter_op", at::get_num_interop_threads()},
                     {"parallel_info", at::get_parallel_info()}};
   env["env_vars"] = env_vars();
-  env["git_commit"] = FTB_GIT_COMMIT;
+  env["git_commit"] = build_git_commit();
   env["blas"] = show_config_value(at::show_config(), "BLAS_INFO");
   env["timestamp"] = utc_timestamp();
   return env;

@@ -30,11 +30,12 @@ torch::Tensor EmbeddingsImpl::forward(const torch::Tensor& input_ids) {
 }
 
 MultiHeadSelfAttentionImpl::MultiHeadSelfAttentionImpl(const DistilBertConfig& c)
-    : n_heads(c.n_heads), attention_dropout(c.attention_dropout) {
+    : n_heads(c.n_heads) {
   q_lin = register_module("q_lin", nn::Linear(c.dim, c.dim));
   k_lin = register_module("k_lin", nn::Linear(c.dim, c.dim));
   v_lin = register_module("v_lin", nn::Linear(c.dim, c.dim));
   out_lin = register_module("out_lin", nn::Linear(c.dim, c.dim));
+  dropout = register_module("dropout", nn::Dropout(c.attention_dropout));
 }
 
 torch::Tensor MultiHeadSelfAttentionImpl::forward(const torch::Tensor& x,
@@ -46,7 +47,7 @@ torch::Tensor MultiHeadSelfAttentionImpl::forward(const torch::Tensor& x,
   auto q = heads(q_lin(x)), k = heads(k_lin(x)), v = heads(v_lin(x));
   // HF masks keys with finfo.min before the softmax; a boolean mask in SDPA
   // is the same computation (every row keeps at least [CLS]).
-  auto ctx = compat::sdpa(q, k, v, key_mask, is_training() ? attention_dropout : 0.0);  // (B,H,T,D)
+  auto ctx = compat::sdpa(q, k, v, key_mask, is_training() ? dropout->options.p() : 0.0);  // (B,H,T,D)
   return out_lin(ctx.transpose(1, 2).reshape({B, T, C}));
 }
 

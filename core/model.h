@@ -29,8 +29,9 @@ struct MultiHeadSelfAttentionImpl : torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& key_mask);
 
   int64_t n_heads;
-  double attention_dropout;
   torch::nn::Linear q_lin{nullptr}, k_lin{nullptr}, v_lin{nullptr}, out_lin{nullptr};  // (C, C)
+  // As HF: a Dropout module holding attention_dropout; its p is what SDPA uses.
+  torch::nn::Dropout dropout{nullptr};
 };
 TORCH_MODULE(MultiHeadSelfAttention);
 

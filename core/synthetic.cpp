@@ -1,13 +1,13 @@
 // The synthetic sentiment corpus of the smoke preset: movie-review-like text
 // that a small transformer can learn in minutes, but not by counting words.
 //
-// A review is: an opening line, one to three plot sentences (neutral, though
+// A review is: an opening line, one to four plot sentences (neutral, though
 // some carry a sentiment adjective that has nothing to do with the verdict),
 // `min_sentences..max_sentences` opinion sentences, sometimes a neutral aside,
 // and usually a closing verdict. Every opinion sentence has a polarity; its surface
 // word is flipped by negation ("was not good" is negative, "never boring" is
-// positive) in about a third of them, so "good" occurs in both classes.
-// A third of the reviews are mixed: a minority of opinion sentences argue the
+// positive) in about a quarter of them, so "good" occurs in both classes.
+// A quarter of the reviews are mixed: a minority of opinion sentences argue the
 // other way, then "but overall" the verdict agrees with the majority. The label
 // is the review's polarity, then flipped for `label_noise` of the reviews, which
 // caps the reachable accuracy near 1 - label_noise.

@@ -327,7 +327,8 @@ std::string steps_csv(const std::vector<ScenarioResult>& results) {
       out += name;
       out += ',' + std::to_string(s.step) + ',' + std::to_string(s.epoch);
       out += ',' + format_double(s.step_ms) + ',' + format_double(s.loss) + ',' + format_double(s.wait_ms);
-      out += ',' + std::to_string(s.samples) + ',' + std::to_string(s.tokens) + ',' + std::to_string(s.seq_len) + '\n';
+      out += ',' + std::to_string(s.samples) + ',' + std::to_string(s.tokens);
+      out += ',' + std::to_string(s.seq_len) + '\n';
     }
   }
   return out;

@@ -7,15 +7,15 @@ ftbench="$1"; fixtures="$2"; case_name="$3"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
 
-# expect_error CODE NEEDLE cmd...: exit code CODE, exactly one stderr line
-# starting with "ftbench:" and containing NEEDLE.
+# expect_error CODE NEEDLE cmd...: exit code CODE, exactly one error line
+# (starting with "ftbench:") that contains NEEDLE; progress lines may precede it.
 expect_error() {
   local code="$1" needle="$2"; shift 2
   "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
   [ "$rc" = "$code" ] || fail "exit $rc, want $code; stderr: $(cat "$tmp/err")"
-  [ "$(wc -l <"$tmp/err")" = 1 ] || fail "want one stderr line, got: $(cat "$tmp/err")"
-  grep -q '^ftbench: ' "$tmp/err" || fail "message lacks the ftbench: prefix: $(cat "$tmp/err")"
-  grep -qF -- "$needle" "$tmp/err" || fail "message does not name '$needle': $(cat "$tmp/err")"
+  [ "$(grep -c '^ftbench: ' "$tmp/err")" = 1 ] || fail "want one 'ftbench:' error line, got: $(cat "$tmp/err")"
+  [ "$(tail -n 1 "$tmp/err" | cut -c1-9)" = "ftbench: " ] || fail "the error is not the last line: $(cat "$tmp/err")"
+  grep '^ftbench: ' "$tmp/err" | grep -qF -- "$needle" || fail "message does not name '$needle': $(cat "$tmp/err")"
 }
 model_copy() { cp -r "$fixtures/golden_model" "$tmp/m"; }
 tiny=(epochs=1 synthetic_count=200 max_steps=3 eval_max_batches=2 prefetch=1)

@@ -234,3 +234,21 @@ TEST_CASE("batching: stopping mid-epoch never hangs") {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   CHECK(elapsed_s < 10);
 }
+
+TEST_CASE("batching: tokenize_split keeps the order with any number of threads") {
+  const auto tok = ftb::WordPieceTokenizer::from_tokens(
+      {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "b", "c", "##a", "##b", "##c"});
+  std::vector<ftb::Example> examples;
+  for (int i = 0; i < 101; ++i)
+    examples.push_back({std::string(1 + i % 7, "abc"[i % 3]) + " b" + (i % 2 ? " c" : ""), i % 2});
+  const ftb::TokenizedSplit one = ftb::tokenize_split(tok, examples, 8, 1);
+  const ftb::TokenizedSplit many = ftb::tokenize_split(tok, examples, 8, 4);
+  REQUIRE(one.size() == examples.size());
+  CHECK(one.input_ids == many.input_ids);
+  CHECK(one.labels == many.labels);
+  for (std::size_t i = 0; i < examples.size(); ++i) {
+    CHECK(one.input_ids[i] == tok.encode(examples[i].text, 8));
+    CHECK(one.labels[i] == examples[i].label);
+  }
+  CHECK(ftb::tokenize_split(tok, {}, 8, 4).size() == 0);
+}

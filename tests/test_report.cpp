@@ -110,7 +110,8 @@ ftb::ScenarioResult filled_result(const std::string& name = "amp", double wall_t
   }
   r.peak_bytes = 3LL << 30;
   r.peak_bytes_source = "cuda_max_allocated";
-  r.repeats = {{41.0, 1200.0, 96000.0, 0.92, 0.90, (3LL << 30) - 5}, {40.0, 1234.5, 98765.25, 0.9217, 0.8992, 3LL << 30}};
+  r.repeats = {{41.0, 1200.0, 96000.0, 0.92, 0.90, (3LL << 30) - 5},
+               {40.0, 1234.5, 98765.25, 0.9217, 0.8992, 3LL << 30}};
   r.step_ms_median = 10.25;
   r.warmup_steps = 3;
   r.model_tflops_per_s = 123.5;
