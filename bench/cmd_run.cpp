@@ -85,6 +85,7 @@ int run(const RunArgs& args) {
     ScenarioContext ctx;
     ctx.callbacks = {&progress};
     ctx.peak_tflops = peak;
+    ctx.out_dir = out_dir;
     ScenarioResult r = run_scenario(*info, workload, config, ctx);
     if (r.status == Status::skipped) std::cerr << "[" << r.scenario << "] skipped: " << r.reason << "\n";
     if (r.status == Status::failed) {

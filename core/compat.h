@@ -11,6 +11,15 @@
 
 namespace ftb::compat {
 
+// c10::optional before 2.2 (no conversion from std::optional), std::optional after.
+#if FTB_TORCH_AT_LEAST(2, 2)
+template <typename T>
+using optional = std::optional<T>;
+#else
+template <typename T>
+using optional = c10::optional<T>;
+#endif
+
 // softmax(q k^T / sqrt(D) + mask) v, mask: bool, true = attend, broadcastable
 // to (B, H, T, T). Dropout on the attention weights when dropout_p > 0.
 inline torch::Tensor sdpa(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,

@@ -191,6 +191,10 @@ json to_json(const ScenarioResult& r) {
         {"model_tflops_per_s", r.model_tflops_per_s},
         {"mfu", r.mfu}}},
       {"data", {{"loader_wait_s", r.loader_wait_s}}},
+      {"technique",
+       {{"skipped_steps", r.skipped_steps},
+        {"capture_time_s", r.capture_time_s},
+        {"checkpoint_epoch", r.checkpoint_epoch}}},
       {"extra", r.extra.is_null() ? json::object() : r.extra},
   };
 }
@@ -230,6 +234,10 @@ ScenarioResult result_from_json(const json& j) {
   r.model_tflops_per_s = efficiency.number("model_tflops_per_s");
   r.mfu = efficiency.number("mfu");
   r.loader_wait_s = f.object("data").number("loader_wait_s");
+  Fields technique = f.object("technique");
+  r.skipped_steps = technique.integer("skipped_steps");
+  r.capture_time_s = technique.number("capture_time_s");
+  r.checkpoint_epoch = technique.integer("checkpoint_epoch");
   f.object("extra");  // must be an object
   r.extra = f.at("extra");
   return r;

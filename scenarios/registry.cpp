@@ -9,6 +9,10 @@ const std::vector<ScenarioInfo>& scenario_registry() {
   // place to grep, nothing for the linker to drop from a static library.
   static const std::vector<ScenarioInfo> table = {
       baseline_scenario(),
+      trainer_scenario(),
+      amp_scenario(),
+      amp_bf16_scenario(),
+      cuda_graph_scenario(),
   };
   return table;
 }

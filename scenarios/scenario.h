@@ -68,6 +68,10 @@ struct ScenarioResult {
   double model_tflops_per_s = 0;
   double mfu = 0;                // against environment.peak_matmul_tflops
   double loader_wait_s = 0;      // total time the step waited on data
+  // Technique-specific measurements every scenario reports (0 when unused).
+  int64_t skipped_steps = 0;     // optimizer steps skipped by loss scaling (inf/NaN gradients)
+  double capture_time_s = 0;     // CUDA-graph capture/warm-up, excluded from wall_time_s
+  int64_t checkpoint_epoch = 0;  // epoch whose checkpoint produced test accuracy; 0 = last weights
   nlohmann::json extra = nlohmann::json::object();  // scenario-specific keys
 };
 
@@ -82,6 +86,7 @@ struct ScenarioContext {
   std::vector<LoopCallback*> callbacks;  // progress bar etc.
   int repeat = 0;                        // 0-based
   double peak_tflops = 0;                // measured fp32 matmul peak of the device (MFU)
+  std::string out_dir;                   // the run's report folder (checkpoints go below it)
 };
 
 struct ScenarioInfo {

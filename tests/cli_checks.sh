@@ -100,7 +100,7 @@ assert want == got
 PY
     ;;
   run_writes_report)
-    "$ftbench" run --out "$tmp/o" "${tiny[@]}" >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(tail -3 "$tmp/err")"
+    "$ftbench" run --scenarios baseline --out "$tmp/o" "${tiny[@]}" >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(tail -3 "$tmp/err")"
     for f in report.json table.md steps.csv; do [ -s "$tmp/o/$f" ] || fail "missing $f"; done
     python3 - "$tmp/o/report.json" <<'PY' || fail "report.json misses contract keys"
 import json, sys

@@ -72,12 +72,24 @@ TEST_CASE("golden: one Adam step matches torch.optim.Adam on Hugging Face's mode
   const auto after = ftb::SafetensorsFile::read(kDir + "/after_adam_step.safetensors");
   double worst_rel = 0;
   std::string worst;
+  const double lr = g["adam_lr"].get<double>();
   for (const auto& item : model->named_parameters()) {
     REQUIRE(after.contains(item.key()));
     auto want = after.tensor(item.key());
     auto got = item.value().detach();
-    // Relative error, with a floor so exact zeros do not divide by zero.
-    auto rel = ((got - want).abs() / (want.abs() + 1e-6)).max().item<double>();
+    // The key bias adds q.b_k to every score of a query row, which softmax
+    // ignores: its gradient is exactly 0 in real arithmetic and rounding
+    // noise (~1e-10) in both implementations. Adam's first step normalises
+    // that noise to +-lr, so its sign is arbitrary in either program; all we
+    // can require is a step no larger than lr.
+    if (item.key().find("attention.k_lin.bias") != std::string::npos) {
+      CHECK((got - want).abs().max().item<double>() <= 2 * lr * (1 + 1e-3));
+      continue;
+    }
+    // Relative error 1e-6, as torch.allclose(rtol=1e-6, atol=1e-9): the atol
+    // only matters for weights within ~1e-3 of zero, and is 1/50,000 of the
+    // lr-sized move a wrong update makes.
+    auto rel = ((got - want).abs() - 1e-9).clamp_min(0).div(want.abs()).max().item<double>();
     if (rel > worst_rel) worst_rel = rel, worst = item.key();
   }
   MESSAGE("after-step params: worst relative diff " << worst_rel << " (" << worst << ")");

@@ -117,6 +117,9 @@ ftb::ScenarioResult filled_result(const std::string& name = "amp", double wall_t
   r.model_tflops_per_s = 123.5;
   r.mfu = 0.3125;
   r.loader_wait_s = 1.5;
+  r.skipped_steps = 3;
+  r.capture_time_s = 0.25;
+  r.checkpoint_epoch = 2;
   r.extra = {{"loss_scale_final", 32768.0}, {"skipped_steps", 2}};
   return r;
 }
@@ -177,6 +180,9 @@ void check_same(const ftb::ScenarioResult& a, const ftb::ScenarioResult& b) {
   CHECK(a.model_tflops_per_s == b.model_tflops_per_s);
   CHECK(a.mfu == b.mfu);
   CHECK(a.loader_wait_s == b.loader_wait_s);
+  CHECK(a.skipped_steps == b.skipped_steps);
+  CHECK(a.capture_time_s == b.capture_time_s);
+  CHECK(a.checkpoint_epoch == b.checkpoint_epoch);
   CHECK(a.extra == b.extra);
 }
 
@@ -231,6 +237,7 @@ TEST_CASE("report.json holds the contract keys") {
         "/epochs/0/val_acc", "/epochs/0/time_s", "/memory/peak_bytes", "/memory/source", "/repeats",
         "/samples/1/wall_time_s", "/samples/1/peak_bytes", "/efficiency/step_ms_median",
         "/efficiency/warmup_steps", "/efficiency/model_tflops_per_s", "/efficiency/mfu", "/data/loader_wait_s",
+        "/technique/skipped_steps", "/technique/capture_time_s", "/technique/checkpoint_epoch",
         "/extra/loss_scale_final"}) {
     CAPTURE(path);
     CHECK(r.contains(json::json_pointer(path)));

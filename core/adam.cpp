@@ -1,0 +1,61 @@
+#include "core/adam.h"
+
+namespace ftb {
+
+bool FusedAdam::supported(const torch::Device& device) {
+#if FTB_TORCH_AT_LEAST(2, 4)
+  return true;
+#else
+  return device.is_cuda();
+#endif
+}
+
+FusedAdam::FusedAdam(std::vector<torch::Tensor> params, double lr, double beta1, double beta2, double eps)
+    : params_(std::move(params)), lr_(lr), beta1_(beta1), beta2_(beta2), eps_(eps) {
+  for (auto& p : params_) {
+    exp_avg_.push_back(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+    exp_avg_sq_.push_back(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+    // float32 scalar on the param's device: the fused kernel reads it there
+    steps_.push_back(torch::zeros({}, p.options().dtype(torch::kFloat)));
+  }
+}
+
+void FusedAdam::zero_grad() {
+  torch::NoGradGuard no_grad;
+  for (auto& p : params_) {
+    if (p.grad().defined()) p.mutable_grad().zero_();
+    else p.mutable_grad() = torch::zeros_like(p);
+  }
+}
+
+void FusedAdam::step(const torch::Tensor& grad_scale, const torch::Tensor& found_inf) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> grads;
+  grads.reserve(params_.size());
+  for (auto& p : params_) grads.push_back(p.grad());
+  // Increment before the kernel, which reads the step from device memory
+  // (as torch/optim/adam.py's _fused_adam does).
+  at::_foreach_add_(steps_, 1);
+  compat::optional<at::Tensor> scale, inf;
+  if (grad_scale.defined()) scale = grad_scale;
+  if (found_inf.defined()) inf = found_inf;
+  at::_fused_adam_(params_, grads, exp_avg_, exp_avg_sq_, /*max_exp_avg_sqs=*/{}, steps_, lr_, beta1_, beta2_,
+                   /*weight_decay=*/0.0, eps_, /*amsgrad=*/false, /*maximize=*/false, scale, inf);
+  // A skipped step (inf/NaN gradients) must not count.
+  if (found_inf.defined()) at::_foreach_sub_(steps_, std::vector<torch::Tensor>(steps_.size(), found_inf));
+}
+
+void FusedAdam::reset_state() {
+  torch::NoGradGuard no_grad;
+  for (auto* v : {&exp_avg_, &exp_avg_sq_, &steps_})
+    for (auto& t : *v) t.zero_();
+}
+
+int64_t FusedAdam::state_bytes() const {
+  int64_t n = 0;
+  for (const auto* v : {&exp_avg_, &exp_avg_sq_, &steps_})
+    for (const auto& t : *v) n += static_cast<int64_t>(t.nbytes());
+  return n;
+}
+
+}  // namespace ftb

@@ -1,0 +1,41 @@
+// FusedAdam: Adam (no weight decay, no amsgrad, as the reference's
+// torch.optim.Adam) on ATen's fused kernel, with every piece of state on the
+// parameters' device and allocated up front. That makes the step capturable
+// in a CUDA graph: the step counters are device tensors incremented on the
+// device (torch::optim::Adam keeps a host int64 and computes the bias
+// corrections on the host, which capture would freeze).
+//
+// Same math as torch::optim::Adam / torch.optim.Adam(fused=True); the CPU
+// kernel exists from LibTorch 2.4, the CUDA one from 2.0.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <vector>
+
+#include "core/compat.h"
+
+namespace ftb {
+
+class FusedAdam {
+ public:
+  FusedAdam(std::vector<torch::Tensor> params, double lr, double beta1 = 0.9, double beta2 = 0.999,
+            double eps = 1e-8);
+  // Fills grads with zeros in place (keeps their addresses, as a captured
+  // graph needs); allocates missing grads.
+  void zero_grad();
+  // One Adam step. grad_scale/found_inf: the GradScaler protocol (unscale in
+  // the kernel, skip when found_inf != 0), all on the device, no host sync.
+  void step(const torch::Tensor& grad_scale = {}, const torch::Tensor& found_inf = {});
+  // Back to the state right after construction (zeros), in place.
+  void reset_state();
+  int64_t state_bytes() const;  // exp_avg + exp_avg_sq (+ steps)
+
+  static bool supported(const torch::Device& device);
+
+ private:
+  std::vector<torch::Tensor> params_, exp_avg_, exp_avg_sq_, steps_;
+  double lr_, beta1_, beta2_, eps_;
+};
+
+}  // namespace ftb

@@ -1,0 +1,90 @@
+// Dynamic loss scaling for fp16 mixed precision: torch.amp.GradScaler in C++
+// (LibTorch has no class for it), built on ATen's own AMP ops:
+//   at::_amp_foreach_non_finite_check_and_unscale_  (grads *= 1/scale, found_inf |= any non-finite)
+//   at::_amp_update_scale_                           (back off on inf, grow after N clean steps)
+// Both have CUDA kernels in every version and CPU kernels from 2.3; where the
+// CPU kernel is missing (Debian's 1.13) a composite with the same semantics runs.
+//
+// Per step, exactly as in Python:
+//   optimizer.zero_grad();
+//   scaler.scale(loss).backward();
+//   scaler.step(optimizer);   // unscales (unless unscale_ was called), skips on inf/NaN
+//   scaler.update();
+//
+// Scale and growth tracker live on the device as 0-dim tensors; the only host
+// sync is step()'s read of found_inf (Python's GradScaler does the same read).
+//
+// Hook for a CUDA-graph / fused-optimizer path (not used yet): check_inf_()
+// records found_inf without touching the grads, and a fused optimizer step
+// (at::_fused_adamw_(..., grad_scale=scale_tensor(), found_inf=found_inf(opt)))
+// unscales and skips on the device, so step() and its sync are not called;
+// update() is sync-free already. This is Python's path for fused=True.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <map>
+
+namespace ftb {
+
+struct GradScalerOptions {
+  double init_scale = 65536.0;    // 2^16, PyTorch's default
+  double growth_factor = 2.0;     // after growth_interval consecutive clean steps
+  double backoff_factor = 0.5;    // on a step with an inf/NaN gradient
+  int64_t growth_interval = 2000;
+  bool enabled = true;            // false: scale() is the identity, step() always steps
+  // Use the composite ops even where ATen has kernels: how the tests check the
+  // 1.13 fallback against the native kernels on a 2.x build.
+  bool force_composite = false;
+};
+
+class GradScaler {
+ public:
+  explicit GradScaler(GradScalerOptions options = {});
+
+  // loss * scale; the scale tensor is created on the loss's device the first time.
+  torch::Tensor scale(const torch::Tensor& loss);
+  // Divides the optimizer's grads by the scale in place and records whether
+  // any is inf/NaN. At most once per optimizer between update()s (call it
+  // before clipping gradients).
+  void unscale_(torch::optim::Optimizer& optimizer);
+  // Unscales if not done yet; steps unless a gradient was inf/NaN (then counts
+  // a skipped step). One host sync. Returns whether the optimizer stepped.
+  bool step(torch::optim::Optimizer& optimizer);
+  // New scale from this step's found_inf (of every optimizer stepped since the
+  // last update): backoff on inf, growth after growth_interval clean steps.
+  void update();
+
+  // Fused/capturable hook (see the top of the file): found_inf without
+  // unscaling. Returns found_inf (0-dim float32 on the scale's device).
+  torch::Tensor check_inf_(torch::optim::Optimizer& optimizer);
+
+  double scale_value() const;          // host sync; init_scale before the first scale()
+  int64_t growth_tracker() const;      // host sync; clean steps since the last change
+  int64_t skipped_steps() const { return skipped_steps_; }
+  const GradScalerOptions& options() const { return options_; }
+  // Device tensors for a fused optimizer: the scale (0-dim float32) and the
+  // found_inf recorded for `optimizer` in this step (undefined before).
+  const torch::Tensor& scale_tensor() const { return scale_; }
+  torch::Tensor found_inf(const torch::optim::Optimizer& optimizer) const;
+
+ private:
+  enum class Stage { ready, unscaled, stepped };
+  struct PerOptimizer {
+    Stage stage = Stage::ready;
+    torch::Tensor found_inf;  // 0-dim float32 on the scale's device; > 0 = inf/NaN seen
+  };
+  // grads *= inv_scale (for each (device, dtype) group); returns found_inf.
+  torch::Tensor unscale_grads(torch::optim::Optimizer& optimizer, const torch::Tensor& inv_scale);
+  bool native_ops(const torch::Device& device) const;
+  void require_scale(const char* caller) const;
+
+  GradScalerOptions options_;
+  torch::Tensor scale_;           // () float32
+  torch::Tensor growth_tracker_;  // () int32
+  std::map<const torch::optim::Optimizer*, PerOptimizer> per_optimizer_;
+  int64_t skipped_steps_ = 0;
+};
+
+}  // namespace ftb
