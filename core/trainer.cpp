@@ -210,14 +210,18 @@ DeterministicCost measure_deterministic_cost(const StepFn& step, const Batch& ba
   seed_everything(seed);
   run(warmup, nullptr);
   std::vector<double> off, on;
-  // Alternating arms so that drift (clocks, other load) hits both; one
-  // untimed step after each switch absorbs one-off work (algorithm choice).
+  // Arms in ABBA order (off-on, on-off, ...) so that a drift in speed
+  // (clocks, other load on a shared machine) hits both alike; one untimed
+  // step after each switch absorbs one-off work (algorithm choice).
+  auto arm = [&](bool deterministic) {
+    std::optional<DeterministicMode> mode;
+    if (deterministic) mode.emplace(seed, device);
+    run(1, nullptr);
+    run(steps, deterministic ? &on : &off);
+  };
   for (int r = 0; r < rounds; ++r) {
-    run(1, nullptr);
-    run(steps, &off);
-    DeterministicMode deterministic(seed, device);
-    run(1, nullptr);
-    run(steps, &on);
+    arm(/*deterministic=*/r % 2 == 1);
+    arm(/*deterministic=*/r % 2 == 0);
   }
   DeterministicCost c;
   c.step_ms_off = median(off);

@@ -144,16 +144,16 @@ class CsvMetricsLogger : public TrainerCallback {
 };
 
 // Cost of deterministic mode on this machine: one model and one batch, after
-// `warmup` steps, `rounds` x (`steps` steps off, then `steps` steps on);
-// ratio = median step time on / median off. Changes the model's weights
-// (use a throwaway model) and reseeds the generators.
+// `warmup` steps, `rounds` rounds of `steps` timed steps off and `steps` on
+// (ABBA order); ratio = median step time on / median off. Changes the
+// model's weights (use a throwaway model) and reseeds the generators.
 struct DeterministicCost {
   double step_ms_off = 0, step_ms_on = 0, ratio = 0;
   int64_t steps_per_arm = 0;
 };
 DeterministicCost measure_deterministic_cost(const StepFn& step, const Batch& batch,
                                              const torch::Device& device, uint64_t seed,
-                                             int warmup = 2, int rounds = 2, int steps = 5);
+                                             int warmup = 2, int rounds = 4, int steps = 2);
 
 // Removes a folder tree with POSIX calls (nftw): std::filesystem::remove_all
 // crashes in programs linked against the pip LibTorch (pytorch#133437).

@@ -80,7 +80,8 @@ ScenarioResult run_trainer(const Workload& w, const RunConfig& c, const Scenario
   r.extra["deterministic_step_ms_on"] = cost.step_ms_on;
   r.extra["deterministic_cost_method"] =
       "median train-step time with deterministic mode on / off, same fresh model and first batch, " +
-      std::to_string(cost.steps_per_arm) + " timed steps per arm in alternating rounds after warm-up, before the run";
+      std::to_string(cost.steps_per_arm) +
+      " timed steps per arm, arms in ABBA order after warm-up, before the run (outside wall_time_s)";
   return r;
 }
 

@@ -18,7 +18,8 @@ expect_error() {
   grep '^ftbench: ' "$tmp/err" | grep -qF -- "$needle" || fail "message does not name '$needle': $(cat "$tmp/err")"
 }
 model_copy() { cp -r "$fixtures/golden_model" "$tmp/m"; }
-tiny=(epochs=1 synthetic_count=200 max_steps=3 eval_max_batches=2 prefetch=1)
+# threads=1: ctest runs two checks at once on 2 cores
+tiny=(epochs=1 synthetic_count=200 max_steps=3 eval_max_batches=2 prefetch=1 threads=1)
 
 case "$case_name" in
   unknown_scenario) expect_error 2 --scenarios "$ftbench" run --scenarios nope --out "$tmp/o" ;;

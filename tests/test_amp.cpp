@@ -289,14 +289,18 @@ TEST_CASE("autocast: CPU bf16 autocast runs linear in bf16, the model's loss sta
   for (const auto& p : model->parameters()) CHECK((p.grad().scalar_type() == torch::kFloat));
 }
 
-// Tolerance: bf16 keeps 8 significant bits (unit roundoff u = 2^-8 = 0.0039).
-// Autocast rounds the inputs of every matmul to bf16 and accumulates in fp32,
-// so each logit carries a relative error of a few u; the cross-entropy of a
-// 2-class head near ln 2 = 0.69 moves by at most about |dlogit|, i.e. ~0.01.
+// Tolerance: one bf16 unit roundoff, u = 2^-8 = 0.0039, absolute on the loss.
+// Autocast rounds the inputs of every matmul to bf16 (relative error <= u per
+// operand) and accumulates in fp32; the 2-class cross-entropy moves by at most
+// 2 max|dlogit| (its gradient in the logits is bounded by 1), and at this
+// initialisation the logits are small (first loss 0.698, ln 2 = 0.693), so
+// their error stays well below u. (Trained logits of a few units would carry
+// errors of a few u: the bound is for this regime, near initialisation.)
 // Five Adam steps at lr 5e-5 move each weight by <= 2.5e-4 in both runs alike
-// (Adam's update is ~lr*sign(g) early on), so they add little. We allow
-// 0.02 absolute (~5 u relative to the loss), and print the measured maxdiff.
-TEST_CASE("amp_bf16: the bf16 loss stays within 0.02 of fp32 over 5 steps on the same batches") {
+// (Adam's early update is ~lr*sign(g)), so divergence adds little. Dropout is
+// off (eval mode).
+// Measured on CPU, LibTorch 2.11: maxdiff 6.2e-5.
+TEST_CASE("amp_bf16: the bf16 loss stays within 2^-8 of fp32 over 5 steps on the same batches") {
   const auto config = tiny_config();
   const auto workload = ftb::build_workload(config);
   ftb::BatchLoader loader(workload.train, workload.train_loader_options(config));
@@ -324,13 +328,14 @@ TEST_CASE("amp_bf16: the bf16 loss stays within 0.02 of fp32 over 5 steps on the
     }
     return losses;
   };
+  const double kTolerance = 1.0 / 256;  // 2^-8
   const auto fp32 = train(false);
   const auto bf16 = train(true);
   double maxdiff = 0;
   for (std::size_t i = 0; i < fp32.size(); ++i) {
     CAPTURE(i);
     maxdiff = std::max(maxdiff, std::abs(fp32[i] - bf16[i]));
-    CHECK(std::abs(fp32[i] - bf16[i]) <= 0.02);
+    CHECK(std::abs(fp32[i] - bf16[i]) <= kTolerance);
   }
   MESSAGE("bf16 vs fp32 loss over 5 steps: maxdiff " << maxdiff << " (fp32 first loss " << fp32[0] << ")");
   CHECK(maxdiff > 0);  // autocast really ran in bf16
