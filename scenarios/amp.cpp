@@ -56,7 +56,7 @@ ScenarioResult run_amp(const Workload& w, const RunConfig& c, const ScenarioCont
 
 ScenarioInfo amp_scenario() {
   return {"amp", "fp16 autocast + dynamic loss scaling (GradScaler), CUDA only (the reference's step 3)", {},
-          amp_unavailable, run_amp};
+          amp_unavailable, run_amp, "fp16-mixed"};
 }
 
 }  // namespace ftb

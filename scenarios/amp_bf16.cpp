@@ -37,7 +37,7 @@ ScenarioResult run_amp_bf16(const Workload& w, const RunConfig& c, const Scenari
 
 ScenarioInfo amp_bf16_scenario() {
   return {"amp_bf16", "bf16 autocast, no loss scaling, CPU or CUDA (the reference's step 3, bf16 variant)", {},
-          [](const RunConfig&) { return std::string(); }, run_amp_bf16};
+          [](const RunConfig&) { return std::string(); }, run_amp_bf16, "bf16-mixed"};
 }
 
 }  // namespace ftb

@@ -26,6 +26,7 @@ ScenarioResult run_scenario(const ScenarioInfo& info, const Workload& workload, 
   ScenarioResult out;
   out.scenario = info.name;
   out.world_size = config.world_size;
+  out.precision = info.precision;
   if (std::string why = info.unavailable ? info.unavailable(config) : ""; !why.empty()) {
     out.status = Status::skipped;
     out.reason = why;
@@ -59,7 +60,9 @@ ScenarioResult run_scenario(const ScenarioInfo& info, const Workload& workload, 
   out.train_samples_per_s = med(&RepeatSample::train_samples_per_s);
   out.train_tokens_per_s = med(&RepeatSample::train_tokens_per_s);
   for (const auto& s : samples) out.peak_bytes = std::max(out.peak_bytes, s.peak_bytes);
-  compute_efficiency(out, workload.model_config, config.warmup_steps, context.peak_tflops);
+  const auto peak = context.peak_tflops_by_precision.find(out.precision);
+  compute_efficiency(out, workload.model_config, config.warmup_steps,
+                     peak != context.peak_tflops_by_precision.end() ? peak->second : context.peak_tflops);
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,9 @@ struct ScenarioContext {
   std::vector<LoopCallback*> callbacks;  // progress bar etc.
   int repeat = 0;                        // 0-based
   double peak_tflops = 0;                // measured fp32 matmul peak of the device (MFU)
+  // Measured peaks by the precision a row reports ("bf16-mixed" -> bf16
+  // matmul peak); rows whose precision is missing use peak_tflops.
+  std::map<std::string, double> peak_tflops_by_precision;
   std::string out_dir;                   // the run's report folder (checkpoints go below it)
 };
 
@@ -99,6 +103,7 @@ struct ScenarioInfo {
   // One repeat. Fills the measurements of ScenarioResult; the runner fills
   // the aggregates (medians over repeats, MFU) and catches failures.
   std::function<ScenarioResult(const Workload&, const RunConfig&, const ScenarioContext&)> run;
+  std::string precision = "fp32";  // what the row reports, also when skipped
 };
 
 }  // namespace ftb
