@@ -15,12 +15,13 @@ Command add_list_command(CLI::App& app) {
   sub->add_option("--preset", *preset, "preset to check availability against");
   return {sub, [preset] {
             const RunConfig c = preset_config(*preset);
-            std::vector<std::vector<std::string>> rows{{"scenario", "available", "technique"}};
+            // the availability (with a possibly long reason) last, so columns stay narrow
+            std::vector<std::vector<std::string>> rows{{"scenario", "technique", "available here"}};
             for (const auto& s : scenario_registry()) {
               std::string why = s.unavailable ? s.unavailable(c) : "";
               std::string name = s.name;
               for (const auto& a : s.aliases) name += " (alias: " + a + ")";
-              rows.push_back({name, why.empty() ? "yes" : "no: " + why, s.technique});
+              rows.push_back({name, s.technique, why.empty() ? "yes" : "no: " + why});
             }
             print_table(rows);
             return 0;
