@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "tests/tiny_config.h"
 #include "core/autocast.h"
 #include "core/device.h"
 #include "core/grad_scaler.h"
@@ -55,18 +56,10 @@ ftb::GradScalerOptions scaler_options(bool composite) {
   return o;
 }
 
-ftb::RunConfig tiny_config() {
-  auto c = ftb::preset_config("smoke");
-  c.synthetic_count = 300;
-  c.vocab_size = 300;
-  c.dim = 64, c.n_layers = 2, c.n_heads = 2, c.hidden_dim = 128;
-  c.max_length = 48;
-  c.batch_size = 8;
-  c.epochs = 1;
-  c.max_steps = 4;
-  c.eval_max_batches = 2;
-  c.warmup_steps = 1;
-  c.device = "cpu";
+// The shared tiny run, two layers wide enough that bf16 rounding shows.
+ftb::RunConfig amp_tiny_config() {
+  auto c = tiny_config();
+  c.dim = 64, c.n_layers = 2, c.hidden_dim = 128;
   return c;
 }
 
@@ -273,7 +266,7 @@ TEST_CASE("autocast: CPU bf16 autocast runs linear in bf16, the model's loss sta
   }
   CHECK((torch::nn::functional::linear(x, w).scalar_type() == torch::kFloat));
 
-  const auto config = tiny_config();
+  const auto config = amp_tiny_config();
   const auto workload = ftb::build_workload(config);
   auto model = workload.make_model();
   ftb::BatchLoader loader(workload.train, workload.train_loader_options(config));
@@ -301,7 +294,7 @@ TEST_CASE("autocast: CPU bf16 autocast runs linear in bf16, the model's loss sta
 // off (eval mode).
 // Measured on CPU, LibTorch 2.11: maxdiff 6.2e-5.
 TEST_CASE("amp_bf16: the bf16 loss stays within 2^-8 of fp32 over 5 steps on the same batches") {
-  const auto config = tiny_config();
+  const auto config = amp_tiny_config();
   const auto workload = ftb::build_workload(config);
   ftb::BatchLoader loader(workload.train, workload.train_loader_options(config));
   loader.start_epoch(0);
@@ -343,7 +336,7 @@ TEST_CASE("amp_bf16: the bf16 loss stays within 2^-8 of fp32 over 5 steps on the
 
 TEST_CASE("amp: on a machine without CUDA the fp16 row is skipped and points to amp_bf16") {
   if (ftb::cuda_available()) return;  // runs for real there (registry smoke test)
-  auto config = tiny_config();
+  auto config = amp_tiny_config();
   const auto* info = ftb::find_scenario("amp");
   REQUIRE(info != nullptr);
   const auto why = info->unavailable(config);
@@ -354,7 +347,7 @@ TEST_CASE("amp: on a machine without CUDA the fp16 row is skipped and points to 
 }
 
 TEST_CASE("amp_bf16: the scenario runs on CPU and reports bf16-mixed") {
-  const auto config = tiny_config();
+  const auto config = amp_tiny_config();
   const auto workload = ftb::build_workload(config);
   auto r = ftb::run_scenario(*ftb::find_scenario("amp_bf16"), workload, config, {});
   REQUIRE_MESSAGE(r.status == ftb::Status::ok, r.reason);

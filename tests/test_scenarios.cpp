@@ -6,25 +6,7 @@
 #include "core/workload.h"
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
-
-namespace {
-
-ftb::RunConfig tiny_config() {
-  auto c = ftb::preset_config("smoke");
-  c.synthetic_count = 300;
-  c.vocab_size = 300;
-  c.dim = 32, c.n_layers = 1, c.n_heads = 2, c.hidden_dim = 64;
-  c.max_length = 48;
-  c.batch_size = 8;
-  c.epochs = 1;
-  c.max_steps = 4;
-  c.eval_max_batches = 2;
-  c.warmup_steps = 1;
-  c.device = "cpu";
-  return c;
-}
-
-}  // namespace
+#include "tests/tiny_config.h"
 
 TEST_CASE("scenarios: every registered scenario runs or says why it cannot") {
   const auto config = tiny_config();
