@@ -5,6 +5,7 @@
 #include <fstream>
 #include <unistd.h>
 
+#include "core/atomic_file.h"
 #include "core/errors.h"
 #include "core/safetensors.h"
 
@@ -62,14 +63,7 @@ void save_model_dir(DistilBertForSequenceClassification& model, const std::strin
     tensors.emplace_back(item.key(), item.value().to(torch::kFloat32));
   write_safetensors((fs::path(dir) / "model.safetensors").string(), tensors);
 
-  const auto path = (fs::path(dir) / "config.json").string();
-  const auto tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp);
-    out << config_to_json(model->config).dump(2) << "\n";
-    if (!out) input_error(path, "write failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) input_error(path, "cannot rename into place");
+  write_file_atomic((fs::path(dir) / "config.json").string(), config_to_json(model->config).dump(2) + "\n");
 }
 
 }  // namespace ftb

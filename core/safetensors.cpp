@@ -9,6 +9,7 @@
 #include <limits>
 #include <unistd.h>
 
+#include "core/atomic_file.h"
 #include "core/errors.h"
 
 namespace ftb {
@@ -157,27 +158,15 @@ void write_safetensors(const std::string& path,
   }
   std::string text = header.dump();
   text.append((8 - text.size() % 8) % 8, ' ');  // align the data section to 8 bytes
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) input_error(path, "cannot write (directory missing or not writable?)");
+  write_file_atomic(path, [&](std::ostream& out) {
     char len[8];
-    uint64_t n = text.size();
+    const uint64_t n = text.size();
     for (int i = 0; i < 8; ++i) len[i] = static_cast<char>((n >> (8 * i)) & 0xff);
     out.write(len, 8);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     for (const auto& [name, t] : sorted)
       out.write(static_cast<const char*>(t.data_ptr()), static_cast<std::streamsize>(t.nbytes()));
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      input_error(path, "write failed (disk full?)");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    input_error(path, "cannot rename the temporary file into place");
-  }
+  });
 }
 
 }  // namespace ftb

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/atomic_file.h"
 #include "core/checkpoint.h"
 #include "core/device.h"
 #include "core/errors.h"
@@ -31,25 +32,6 @@ std::string number(double v) {
   char buf[32];
   auto res = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, res.ptr);
-}
-
-// Writes `text` to `path` through a temporary file and a rename, so a reader
-// never sees half a file.
-void write_atomic(const std::string& path, const std::string& text) {
-  const auto tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      input_error(path, "write failed (folder missing or disk full?)");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    input_error(path, "cannot rename into place");
-  }
 }
 
 void create_folder(const std::string& dir) {
@@ -185,7 +167,7 @@ void CsvMetricsLogger::on_epoch_end(const LoopState& st, const EpochRecord& e) {
   rows_.push_back(std::to_string(e.epoch - 1) + "," + std::to_string(step) + "," + number(e.train_acc) + ",,,");
   std::string text = std::string(kHeader) + "\n";
   for (const auto& row : rows_) text += row + "\n";
-  write_atomic(path_, text);
+  write_file_atomic(path_, text);
 }
 
 void CsvMetricsLogger::report(TrainerResult& r) const {
