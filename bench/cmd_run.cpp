@@ -3,10 +3,15 @@
 // every scenario (atomically: a crash later never loses what was written).
 #include <chrono>
 #include <ctime>
+#include <algorithm>
+#include <cstdlib>
 #include <iostream>
+#include <thread>
 
 #include "bench/commands.h"
 #include "bench/progress.h"
+#include "bench/ranks.h"
+#include "core/dist_env.h"
 #include "core/device.h"
 #include "core/environment.h"
 #include "core/errors.h"
@@ -25,6 +30,7 @@ struct RunArgs {
   std::string preset = "smoke";
   std::string scenarios, model, data, out, device;
   int repeats = 0;
+  int world_size = -1;
   std::vector<std::string> overrides;
 };
 
@@ -43,70 +49,145 @@ RunConfig resolve_config(const RunArgs& a) {
   if (!a.data.empty()) apply_override(c, "data=" + a.data);
   if (!a.device.empty()) apply_override(c, "device=" + a.device);
   if (a.repeats != 0) apply_override(c, "repeats=" + std::to_string(a.repeats));
+  if (a.world_size >= 0) apply_override(c, "world_size=" + std::to_string(a.world_size));
   for (const auto& o : a.overrides) apply_override(c, o);
   validate(c);
   return c;
 }
 
+int cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+// world_size=0: one rank per GPU on CUDA; 2 on a CPU (with the cores split
+// between them), so the distributed rows run on any machine with 2 cores.
+int auto_world_size(const torch::Device& device) {
+#ifdef FTB_WITH_CUDA
+  if (device.is_cuda()) return std::max<int>(1, static_cast<int>(torch::cuda::device_count()));
+#endif
+  (void)device;
+  return std::min(2, cores());
+}
+
 int run(const RunArgs& args) {
   RunConfig config = resolve_config(args);
-  const auto selected = select_scenarios(config.scenarios);  // unknown names fail before any work
+  const DistEnv env = dist_env_from_environment();
   const auto device = resolve_device(config.device);
-  const int threads = configure_threads(config.threads);
+  if (env.launched) {
+    config.world_size = env.world_size;
+    if (is_launched_rank()) {  // a rank started by run_on_ranks below: one scenario, one repeat
+      config.scenarios = {std::getenv("FTB_LAUNCH_SCENARIO")};
+      config.repeats = 1;
+    }
+  } else if (config.world_size == 0) {
+    config.world_size = auto_world_size(device);
+  }
+  const auto selected = select_scenarios(config.scenarios);  // unknown names fail before any work
+  // Threads: a process alone gets `threads` (0 = every core); N ranks on one
+  // machine split them (torchrun's OMP_NUM_THREADS, FTB_THREADS from ours).
+  const int total_threads = config.threads > 0 ? config.threads : cores();
+  const int local_ranks = env.launched ? env.local_world_size : config.world_size;
+  const int rank_threads = std::max(1, total_threads / std::max(1, local_ranks));
+  if (is_launched_rank()) {
+    const char* t = std::getenv("FTB_THREADS");
+    configure_threads(t ? std::atoi(t) : rank_threads);
+    ProgressPrinter progress;
+    return run_launched_rank(config, {&progress});
+  }
+  const bool quiet = env.launched && env.rank != 0;  // under torchrun: rank 0 prints and writes
+  int threads = configure_threads(env.launched ? rank_threads : config.threads);
   const std::string out_dir = args.out.empty() ? default_out_dir() : args.out;
 
-  std::vector<std::vector<std::string>> rows{{"key", "value", "meaning"}};
-  for (auto& r : config_rows(config)) rows.push_back(r);
-  rows.push_back({"out", out_dir, "report folder"});
-  rows.push_back({"(resolved device)", device.str(), ""});
-  rows.push_back({"(intra-op threads)", std::to_string(threads), "set explicitly; recorded in the report"});
-  print_table(rows);
-  std::cout << std::flush;
-
-  std::cerr << "preparing data ...\n";
+  if (!quiet) {
+    std::vector<std::vector<std::string>> rows{{"key", "value", "meaning"}};
+    for (auto& r : config_rows(config)) rows.push_back(r);
+    rows.push_back({"out", out_dir, "report folder"});
+    rows.push_back({"(resolved device)", device.str(), ""});
+    rows.push_back({"(intra-op threads)", std::to_string(threads), "set explicitly; recorded in the report"});
+    if (env.launched)
+      rows.push_back({"(rank)", std::to_string(env.rank) + " of " + std::to_string(env.world_size),
+                      "started by " + env.source});
+    print_table(rows);
+    std::cout << std::flush;
+    std::cerr << "preparing data ...\n";
+  }
   Workload workload = build_workload(config);
-  std::cerr << "data: " << workload.train.size() << " train / " << workload.val.size() << " val / "
-            << workload.test.size() << " test examples (" << workload.data_source << "), vocab "
-            << workload.tokenizer->vocab_size() << ", " << workload.prep_time_s << " s\n";
+  if (!quiet)
+    std::cerr << "data: " << workload.train.size() << " train / " << workload.val.size() << " val / "
+              << workload.test.size() << " test examples (" << workload.data_source << "), vocab "
+              << workload.tokenizer->vocab_size() << ", " << workload.prep_time_s << " s\n";
 
   Report report;
   report.environment = capture_environment();
   // MFU is reported against peaks measured here, per precision (a GPU or CPU
   // we have no table for is measured, never guessed). TF32 stays off for fp32.
-  const double peak = measure_matmul_tflops(device, torch::kFloat32);
+  // On a GPU the matmul grows to 8192 (2048 leaves launch overhead in the figure).
+  const int64_t peak_n = device.is_cuda() ? 8192 : 2048;
+  const double peak = measure_matmul_tflops(device, torch::kFloat32, peak_n);
   // On CUDA, mixed-precision rows are measured against the bf16/fp16 peak.
   // On CPU they are against the fp32 peak: a bare bf16 matmul on an AVX2 CPU
   // has no fast kernel (we measured ~1 GFLOP/s), while autocast's linear
   // layers do better, so a bf16 "peak" would give MFU above 100 %.
   std::map<std::string, double> peaks{{"fp32", peak}};
   if (device.is_cuda()) {
-    peaks["bf16-mixed"] = measure_matmul_tflops(device, torch::kBFloat16);
-    peaks["fp16-mixed"] = measure_matmul_tflops(device, torch::kFloat16);
+    peaks["bf16-mixed"] = measure_matmul_tflops(device, torch::kBFloat16, peak_n);
+    peaks["fp16-mixed"] = measure_matmul_tflops(device, torch::kFloat16, peak_n);
   }
-  report.environment["peak_matmul_tflops"] = {{"by_precision", peaks}, {"device", device.str()},
-                                             {"method", "best of 5 square matmuls per dtype, size grown to 2048 while one takes < 50 ms"}};
+  report.environment["peak_matmul_tflops"] = {
+      {"by_precision", peaks}, {"device", device.str()}, {"threads", threads},
+      {"method", "best of 5 square matmuls per dtype, size grown to " + std::to_string(peak_n) +
+                     " while one takes < 50 ms"}};
   report.config = to_json(config);
   report.config["workload"] = workload.describe();
   report.config["out"] = out_dir;
-  std::cerr << "measured fp32 matmul peak on " << device.str() << ": " << peak << " TFLOP/s\n";
+  if (!quiet) std::cerr << "measured fp32 matmul peak on " << device.str() << ": " << peak << " TFLOP/s\n";
+
+  // Under an outside launcher every rank runs the distributed scenarios
+  // together first; then the other ranks are done and rank 0 runs the
+  // single-process ones alone, with every core.
+  std::vector<const ScenarioInfo*> order;
+  for (const auto* info : selected)
+    if (!env.launched || info->distributed) order.push_back(info);
+  if (env.launched && env.rank == 0)
+    for (const auto* info : selected)
+      if (!info->distributed) order.push_back(info);
 
   ProgressPrinter progress;
   bool any_failed = false;
-  for (const ScenarioInfo* info : selected) {
+  std::map<std::string, ScenarioResult> done;
+  for (const ScenarioInfo* info : order) {
+    if (env.launched && !info->distributed && threads != total_threads) threads = configure_threads(config.threads);
     ScenarioContext ctx;
-    ctx.callbacks = {&progress};
+    if (!quiet) ctx.callbacks = {&progress};
     ctx.peak_tflops = peak;
     ctx.peak_tflops_by_precision = peaks;
     ctx.out_dir = out_dir;
-    ScenarioResult r = run_scenario(*info, workload, config, ctx);
-    if (r.status == Status::skipped) std::cerr << "[" << r.scenario << "] skipped: " << r.reason << "\n";
+    // Distributed rows with world_size > 1 run as ranks of this executable.
+    ScenarioInfo launched = *info;
+    const bool on_ranks = info->distributed && !env.launched && config.world_size > 1 && info->run;
+    if (on_ranks)
+      launched.run = [&, info](const Workload&, const RunConfig& c, const ScenarioContext&) {
+        return run_on_ranks(*info, c, rank_threads);
+      };
+    ScenarioResult r = run_scenario(launched, workload, config, ctx);
+    r.threads = info->distributed ? (env.launched || on_ranks ? rank_threads : threads) : threads;
+    if (r.status == Status::skipped && !quiet) std::cerr << "[" << r.scenario << "] skipped: " << r.reason << "\n";
     if (r.status == Status::failed) {
-      std::cerr << "[" << r.scenario << "] FAILED: " << r.reason << "\n";
+      std::cerr << "[" << r.scenario << "] FAILED" << (env.launched ? " on rank " + std::to_string(env.rank) : "")
+                << ": " << r.reason << "\n";
       any_failed = true;
     }
-    report.results.push_back(std::move(r));
+    done[r.scenario] = std::move(r);
+    if (quiet) continue;
+    // The report keeps the order asked for, whatever order the rows ran in.
+    report.results.clear();
+    for (const auto* s : selected)
+      if (auto it = done.find(s->name); it != done.end()) report.results.push_back(it->second);
     write_run_outputs(out_dir, report);
+    // Under a launcher a failed rank leaves its peers waiting in a collective:
+    // stop, so the launcher sees it and stops them all.
+    if (any_failed && env.launched) return 1;
   }
+  if (any_failed && env.launched) return 1;
+  if (quiet) return 0;
   std::cout << "\n" << speedup_table_markdown(report) << "\n";
   std::cout << "report: " << out_dir << "/report.json\n";
   return any_failed ? 1 : 0;
@@ -124,6 +205,9 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--out", args->out, "report folder (default out/<date-time>)");
   sub->add_option("--repeats", args->repeats, "repeats per scenario (median reported)");
   sub->add_option("--device", args->device, "auto | cpu | cuda | cuda:N");
+  sub->add_option("--world-size", args->world_size,
+                  "ranks of the distributed scenarios (ddp, sharded, zero2, fabric); ftbench starts them "
+                  "(0 = one per GPU, 2 on a CPU); under torchrun/SLURM/mpirun their WORLD_SIZE wins");
   sub->add_option("overrides", args->overrides,
                   "key=value config overrides, e.g. epochs=1 batch_size=8 lr=1e-4 "
                   "(keys: the table printed at start)");

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "bench/commands.h"
+#include "bench/ranks.h"
 #include "core/errors.h"
 
 namespace ftb {
@@ -19,6 +20,7 @@ int configure_threads(int requested) {
 }  // namespace ftb
 
 int main(int argc, char** argv) {
+  ftb::set_invocation(argc, argv);  // the ranks of a distributed scenario re-run this command line
   CLI::App app{"ftbench: fine-tunes DistilBERT on IMDB sentiment under one scenario per training "
                "speed-up technique and reports time, throughput, accuracy and memory."};
   app.require_subcommand(1);

@@ -29,10 +29,16 @@ void FusedAdam::zero_grad() {
 }
 
 void FusedAdam::step(const torch::Tensor& grad_scale, const torch::Tensor& found_inf) {
-  torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> grads;
   grads.reserve(params_.size());
   for (auto& p : params_) grads.push_back(p.grad());
+  step(grads, grad_scale, found_inf);
+}
+
+void FusedAdam::step(const std::vector<torch::Tensor>& grads, const torch::Tensor& grad_scale,
+                     const torch::Tensor& found_inf) {
+  TORCH_CHECK(grads.size() == params_.size(), "FusedAdam::step: one gradient per parameter");
+  torch::NoGradGuard no_grad;
   // Increment before the kernel, which reads the step from device memory
   // (as torch/optim/adam.py's _fused_adam does).
   at::_foreach_add_(steps_, 1);

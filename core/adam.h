@@ -27,6 +27,10 @@ class FusedAdam {
   // One Adam step. grad_scale/found_inf: the GradScaler protocol (unscale in
   // the kernel, skip when found_inf != 0), all on the device, no host sync.
   void step(const torch::Tensor& grad_scale = {}, const torch::Tensor& found_inf = {});
+  // The same with the gradients given (one per parameter, same shapes): for
+  // parameters that are views into flat buffers (core/dist/data_parallel.h).
+  void step(const std::vector<torch::Tensor>& grads, const torch::Tensor& grad_scale,
+            const torch::Tensor& found_inf);
   // Back to the state right after construction (zeros), in place.
   void reset_state();
   int64_t state_bytes() const;  // exp_avg + exp_avg_sq (+ steps)

@@ -12,6 +12,7 @@
 #include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -96,6 +97,29 @@ class AutocastGuard {
   bool prev_enabled_;
   at::ScalarType prev_dtype_;
   bool prev_cache_;
+};
+
+// The report's name of a Lightning-style precision: "32" -> fp32,
+// "bf16-mixed" -> bf16-mixed, "16-mixed" -> fp16-mixed.
+inline std::string precision_label(const std::string& precision) {
+  if (precision == "32") return "fp32";
+  if (precision == "bf16-mixed") return "bf16-mixed";
+  if (precision == "16-mixed") return "fp16-mixed";
+  throw std::invalid_argument("unknown precision \"" + precision + "\" (32, bf16-mixed, 16-mixed)");
+}
+
+// Autocast for a precision named as Lightning names it, while alive:
+// "bf16-mixed" -> bf16, "16-mixed" -> fp16, "32" -> nothing.
+class PrecisionAutocast {
+ public:
+  PrecisionAutocast(c10::DeviceType device, const std::string& precision) {
+    if (precision == "bf16-mixed") guard_.emplace(device, at::kBFloat16);
+    else if (precision == "16-mixed") guard_.emplace(device, at::kHalf);
+    else if (precision != "32") throw std::invalid_argument("unknown precision \"" + precision + "\" (32, bf16-mixed, 16-mixed)");
+  }
+
+ private:
+  std::optional<AutocastGuard> guard_;
 };
 
 }  // namespace ftb

@@ -78,7 +78,9 @@ int64_t BatchLoader::batches_per_epoch() const {
   const int64_t n = static_cast<int64_t>(split_.size());
   const int64_t b = opt_.batch_size, w = opt_.world_size;
   if (opt_.drop_last) return n / (w * b);          // full batches on every rank
-  const int64_t per_rank = (n + w - 1) / w;         // padded as DistributedSampler does
+  const int64_t r = opt_.rank;
+  const int64_t per_rank = opt_.even_shards ? (n + w - 1) / w  // padded as DistributedSampler does
+                                            : (n - r + w - 1) / w;  // indices r, r+w, ... < n
   return (per_rank + b - 1) / b;
 }
 
@@ -98,7 +100,7 @@ void BatchLoader::start_epoch(int64_t epoch) {
   const std::size_t b = static_cast<std::size_t>(opt_.batch_size);
   if (opt_.drop_last) {
     order.resize(n / (w * b) * (w * b));
-  } else if (n > 0 && n % w != 0) {
+  } else if (opt_.even_shards && n > 0 && n % w != 0) {
     // Every rank must run the same number of steps (collectives would hang
     // otherwise): wrap around to a multiple of world_size, as PyTorch's
     // DistributedSampler does.

@@ -57,6 +57,11 @@ struct LoaderOptions {
   // of the epoch's permutation (after drop_last trimming to a multiple of
   // world * batch_size), so ranks see disjoint shards.
   int rank = 0, world_size = 1;
+  // Without drop_last: wrap around so every rank gets as many examples (what
+  // DistributedSampler does; training needs it, its collectives run in
+  // lockstep). Evaluation turns it off: shards may differ by one example and
+  // every example is counted exactly once.
+  bool even_shards = true;
 };
 
 class BatchLoader {

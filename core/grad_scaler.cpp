@@ -79,21 +79,25 @@ torch::Tensor GradScaler::scale(const torch::Tensor& loss) {
 }
 
 torch::Tensor GradScaler::unscale_grads(torch::optim::Optimizer& optimizer, const torch::Tensor& inv_scale) {
+  std::vector<torch::Tensor> grads;
+  for (auto& param_group : optimizer.param_groups())
+    for (auto& p : param_group.params())
+      if (p.grad().defined()) grads.push_back(p.grad());  // shares storage: the ops below are in place
+  return unscale_list(grads, inv_scale);
+}
+
+torch::Tensor GradScaler::unscale_list(const std::vector<torch::Tensor>& grads, const torch::Tensor& inv_scale) {
   std::vector<GradGroup> groups;
-  for (auto& param_group : optimizer.param_groups()) {
-    for (auto& p : param_group.params()) {
-      const auto& g = p.grad();
-      if (!g.defined()) continue;
-      if (g.is_sparse()) throw std::invalid_argument("GradScaler: sparse gradients are not supported");
-      // As Python's GradScaler: fp16 master weights cannot be unscaled safely;
-      // autocast keeps the parameters fp32 and casts inside the ops.
-      if (g.scalar_type() == torch::kHalf)
-        throw std::invalid_argument("GradScaler: attempting to unscale fp16 gradients (keep the parameters fp32)");
-      auto it = groups.begin();
-      while (it != groups.end() && !(it->device == g.device() && it->dtype == g.scalar_type())) ++it;
-      if (it == groups.end()) it = groups.insert(groups.end(), GradGroup{g.device(), g.scalar_type(), {}});
-      it->grads.push_back(g);  // shares storage with p.grad(): the ops below are in place
-    }
+  for (const auto& g : grads) {
+    if (g.is_sparse()) throw std::invalid_argument("GradScaler: sparse gradients are not supported");
+    // As Python's GradScaler: fp16 master weights cannot be unscaled safely;
+    // autocast keeps the parameters fp32 and casts inside the ops.
+    if (g.scalar_type() == torch::kHalf)
+      throw std::invalid_argument("GradScaler: attempting to unscale fp16 gradients (keep the parameters fp32)");
+    auto it = groups.begin();
+    while (it != groups.end() && !(it->device == g.device() && it->dtype == g.scalar_type())) ++it;
+    if (it == groups.end()) it = groups.insert(groups.end(), GradGroup{g.device(), g.scalar_type(), {}});
+    it->grads.push_back(g);
   }
   auto found_inf = torch::zeros({}, scale_.options());
   for (auto& group : groups) {
@@ -115,10 +119,19 @@ void GradScaler::unscale_(torch::optim::Optimizer& optimizer) {
   if (state.stage == Stage::unscaled)
     throw std::logic_error("GradScaler::unscale_: already called on this optimizer since the last update()");
   if (state.stage == Stage::stepped) throw std::logic_error("GradScaler::unscale_: called after step()");
-  // Reciprocal in fp64, as Python does: exact for the power-of-two scales.
-  auto inv_scale = scale_.to(torch::kDouble).reciprocal().to(torch::kFloat);
-  state.found_inf = unscale_grads(optimizer, inv_scale);
+  state.found_inf = unscale_grads(optimizer, inv_scale());
   state.stage = Stage::unscaled;
+}
+
+torch::Tensor GradScaler::inv_scale() const {
+  // Reciprocal in fp64, as Python does: exact for the power-of-two scales.
+  return scale_.to(torch::kDouble).reciprocal().to(torch::kFloat);
+}
+
+torch::Tensor GradScaler::unscale_grads_(const std::vector<torch::Tensor>& grads) {
+  if (!options_.enabled) return torch::Tensor();
+  require_scale("unscale_grads_");
+  return unscale_list(grads, inv_scale());
 }
 
 bool GradScaler::step(torch::optim::Optimizer& optimizer) {
@@ -160,6 +173,12 @@ void GradScaler::update() {
     if (state.found_inf.defined()) found_inf = found_inf.defined() ? found_inf + state.found_inf : state.found_inf;
   if (!found_inf.defined())
     throw std::logic_error("GradScaler::update: no inf checks were recorded (call step() first)");
+  update(found_inf);
+}
+
+void GradScaler::update(const torch::Tensor& found_inf) {
+  if (!options_.enabled) return;
+  require_scale("update");
   if (native_ops(scale_.device()))
     at::_amp_update_scale_(scale_, growth_tracker_, found_inf, options_.growth_factor, options_.backoff_factor,
                            options_.growth_interval);

@@ -60,6 +60,14 @@ class GradScaler {
   // unscaling. Returns found_inf (0-dim float32 on the scale's device).
   torch::Tensor check_inf_(torch::optim::Optimizer& optimizer);
 
+  // For optimizers that are not torch::optim ones (the sharded optimizers of
+  // core/dist/data_parallel.h): unscales `grads` in place and returns
+  // found_inf (0-dim float32 on the scale's device). The caller makes it agree
+  // across ranks, steps with it (the fused step skips on the device) and
+  // passes it to update(found_inf).
+  torch::Tensor unscale_grads_(const std::vector<torch::Tensor>& grads);
+  void update(const torch::Tensor& found_inf);
+
   double scale_value() const;          // host sync; init_scale before the first scale()
   int64_t growth_tracker() const;      // host sync; clean steps since the last change
   int64_t skipped_steps() const { return skipped_steps_; }
@@ -77,6 +85,8 @@ class GradScaler {
   };
   // grads *= inv_scale (for each (device, dtype) group); returns found_inf.
   torch::Tensor unscale_grads(torch::optim::Optimizer& optimizer, const torch::Tensor& inv_scale);
+  torch::Tensor unscale_list(const std::vector<torch::Tensor>& grads, const torch::Tensor& inv_scale);
+  torch::Tensor inv_scale() const;
   bool native_ops(const torch::Device& device) const;
   void require_scale(const char* caller) const;
 

@@ -62,7 +62,12 @@ const std::vector<Field>& fields() {
       FTB_STR(vocab, "vocab.txt; empty = model_dir's or built from the corpus"),
       FTB_STR(device, "auto | cpu | cuda | cuda:N"),
       FTB_NUM(repeats, int, "repeats of each scenario (median reported)"),
-      FTB_NUM(world_size, int, "ranks for distributed scenarios"),
+      FTB_NUM(world_size, int, "ranks of distributed scenarios; 0 = GPUs on CUDA, 2 on CPU"),
+      FTB_NUM(bucket_mb, double, "gradient bucket cap, MiB (DDP's bucket_cap_mb)"),
+      FTB_NUM(dist_timeout_s, double, "rendezvous/collective timeout, s"),
+      FTB_STR(dp_precision, "ddp/sharded/zero2: auto | 32 | bf16-mixed | 16-mixed"),
+      FTB_STR(fabric_strategy, "fabric: ddp | sharded | zero2"),
+      FTB_STR(fabric_precision, "fabric: auto | 32 | bf16-mixed | 16-mixed"),
       FTB_NUM(epochs, int, "training epochs"),
       FTB_NUM(batch_size, int, "training batch size (per rank)"),
       FTB_NUM(eval_batch_size, int, "evaluation batch size; 0 = batch_size"),
@@ -148,7 +153,14 @@ void validate(const RunConfig& c) {
     if (!ok) input_error(key, what);
   };
   require(c.repeats >= 1, "repeats", "must be >= 1");
-  require(c.world_size >= 1, "world_size", "must be >= 1");
+  require(c.world_size >= 0, "world_size", "must be >= 0 (0 = auto)");
+  require(c.bucket_mb > 0, "bucket_mb", "must be > 0");
+  require(c.dist_timeout_s > 0, "dist_timeout_s", "must be > 0");
+  auto precision_ok = [](const std::string& p) { return p == "auto" || p == "32" || p == "bf16-mixed" || p == "16-mixed"; };
+  require(precision_ok(c.dp_precision), "dp_precision", "must be auto, 32, bf16-mixed or 16-mixed");
+  require(precision_ok(c.fabric_precision), "fabric_precision", "must be auto, 32, bf16-mixed or 16-mixed");
+  require(c.fabric_strategy == "ddp" || c.fabric_strategy == "sharded" || c.fabric_strategy == "zero2",
+          "fabric_strategy", "must be ddp, sharded or zero2");
   require(c.epochs >= 1, "epochs", "must be >= 1");
   require(c.batch_size >= 1, "batch_size", "must be >= 1");
   require(c.eval_batch_size >= 0, "eval_batch_size", "must be >= 0");

@@ -19,7 +19,14 @@ struct RunConfig {
   std::string vocab;      // vocab.txt; "" = model_dir/vocab.txt, else built from the training text
   std::string device = "auto";
   int repeats = 1;
-  int world_size = 1;
+  int world_size = 0;  // ranks of the distributed scenarios; 0 = auto (GPUs on CUDA, 2 on CPU)
+
+  // Distributed scenarios (ddp, sharded, zero2, fabric).
+  double bucket_mb = 25;          // gradient bucket cap in MiB (PyTorch DDP's bucket_cap_mb)
+  double dist_timeout_s = 300;    // rendezvous and every collective; a dead/hung peer fails the run after this
+  std::string dp_precision = "auto";      // ddp/sharded/zero2: auto (16-mixed on CUDA, 32 on CPU) | 32 | bf16-mixed | 16-mixed
+  std::string fabric_strategy = "zero2";  // ddp | sharded | zero2
+  std::string fabric_precision = "auto";  // auto (16-mixed on CUDA, bf16-mixed on CPU) | 32 | bf16-mixed | 16-mixed
 
   // Training (the reference: 3 epochs, batch 12, Adam lr 5e-5, seed 123).
   int epochs = 3;

@@ -46,7 +46,7 @@ LoopResult run_fine_tuning(DistilBertForSequenceClassification& model, Loaders l
     loaders.train.start_epoch(epoch - 1);
     const auto epoch_start = Clock::now();
     double loss_sum = 0;
-    int64_t correct = 0, samples = 0, steps = 0;
+    int64_t correct = 0, samples = 0, steps = 0, epoch_tokens = 0;
     while (steps < state.steps_per_epoch) {
       const auto t0 = Clock::now();
       auto batch = loaders.train.next();
@@ -69,7 +69,7 @@ LoopResult run_fine_tuning(DistilBertForSequenceClassification& model, Loaders l
       loss_sum += rec.loss;
       correct += out.correct.item<int64_t>();
       samples += rec.samples;
-      result.train_tokens += rec.tokens;
+      epoch_tokens += rec.tokens;
       ++steps;
       result.steps.push_back(rec);
       for (auto* cb : callbacks) cb->on_batch_end(state, rec);
@@ -77,12 +77,21 @@ LoopResult run_fine_tuning(DistilBertForSequenceClassification& model, Loaders l
     EpochRecord er;
     er.epoch = epoch;
     er.time_s = seconds_since(epoch_start);
-    er.train_loss = steps ? loss_sum / steps : 0;
-    er.train_acc = samples ? static_cast<double>(correct) / samples : 0;
     result.train_time_s += er.time_s;
-    result.train_samples += samples;
+    result.rank_train_samples += samples;
+    // Over all ranks (one rank: the same numbers).
+    auto totals = torch::tensor({loss_sum, static_cast<double>(correct), static_cast<double>(samples),
+                                 static_cast<double>(steps), static_cast<double>(epoch_tokens)},
+                                torch::kDouble);
+    if (options.sum_across_ranks) options.sum_across_ranks(totals);
+    const double all_steps = totals[3].item<double>(), all_samples = totals[2].item<double>();
+    er.train_loss = all_steps > 0 ? totals[0].item<double>() / all_steps : 0;
+    er.train_acc = all_samples > 0 ? totals[1].item<double>() / all_samples : 0;
+    result.train_samples += static_cast<int64_t>(all_samples);
+    result.train_tokens += static_cast<int64_t>(totals[4].item<double>());
 
-    auto val = evaluate(model, loaders.val, options.device, options.eval_max_batches, eval_forward);
+    auto val = evaluate(model, loaders.val, options.device, options.eval_max_batches, eval_forward,
+                        options.sum_across_ranks);
     er.val_loss = val.loss;
     er.val_acc = val.acc;
     for (auto* cb : callbacks) cb->on_validation_end(state, er);
@@ -93,7 +102,8 @@ LoopResult run_fine_tuning(DistilBertForSequenceClassification& model, Loaders l
   result.wall_time_s = seconds_since(wall_start);
   for (auto* cb : callbacks) cb->on_train_end(state);
 
-  result.test = evaluate(model, loaders.test, options.device, options.eval_max_batches, eval_forward);
+  result.test = evaluate(model, loaders.test, options.device, options.eval_max_batches, eval_forward,
+                         options.sum_across_ranks);
   result.loader_wait_s = loaders.train.wait_s();
   std::vector<double> timed;
   for (const auto& s : result.steps)

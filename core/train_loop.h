@@ -40,6 +40,9 @@ struct LoopOptions {
   int64_t eval_max_batches = 0;     // 0 = all
   int64_t warmup_steps = 0;         // excluded from step_ms_median
   torch::Device device = torch::kCPU;
+  // Distributed runs: epoch metrics, sample counts and evaluation are summed
+  // over ranks, so the result describes the whole run (global samples/s).
+  SumAcrossRanks sum_across_ranks;
 };
 
 struct Loaders {
@@ -55,7 +58,8 @@ struct LoopResult {
   std::vector<StepRecord> steps;
   double wall_time_s = 0;   // training + per-epoch validation (the reference's timing)
   double train_time_s = 0;  // training steps only (throughput's denominator)
-  int64_t train_samples = 0, train_tokens = 0;
+  int64_t train_samples = 0, train_tokens = 0;  // over all ranks
+  int64_t rank_train_samples = 0;               // this rank's share
   double loader_wait_s = 0;
   double step_ms_median = 0;  // over steps after warm-up
   EvalResult test;

@@ -30,7 +30,8 @@ StepOutput train_step(DistilBertForSequenceClassification& model, torch::optim::
 }
 
 EvalResult evaluate(DistilBertForSequenceClassification& model, BatchLoader& loader,
-                    const torch::Device& device, int64_t max_batches, const EvalForward& forward) {
+                    const torch::Device& device, int64_t max_batches, const EvalForward& forward,
+                    const SumAcrossRanks& sum_across_ranks) {
   const bool was_training = model->is_training();
   model->eval();
   torch::NoGradGuard no_grad;
@@ -50,11 +51,15 @@ EvalResult evaluate(DistilBertForSequenceClassification& model, BatchLoader& loa
     ++batches;
   }
   model->train(was_training);
+  auto totals = torch::tensor({loss_sum.item<double>(), static_cast<double>(correct.item<int64_t>()),
+                               static_cast<double>(samples)},
+                              torch::kDouble);
+  if (sum_across_ranks) sum_across_ranks(totals);
   EvalResult r;
-  r.samples = samples;
-  if (samples > 0) {
-    r.loss = loss_sum.item<double>() / samples;
-    r.acc = static_cast<double>(correct.item<int64_t>()) / samples;
+  r.samples = static_cast<int64_t>(totals[2].item<double>());
+  if (r.samples > 0) {
+    r.loss = totals[0].item<double>() / r.samples;
+    r.acc = totals[1].item<double>() / r.samples;
   }
   return r;
 }

@@ -35,10 +35,13 @@ struct EvalResult {
 };
 // How a scenario runs a forward pass for evaluation (e.g. under autocast).
 using EvalForward = std::function<std::pair<torch::Tensor, torch::Tensor>(const Batch&)>;
+// Distributed runs: sums a float64 CPU tensor over ranks in place (metrics
+// only; each rank evaluates its own shard). Empty = one process.
+using SumAcrossRanks = std::function<void(torch::Tensor&)>;
 // Eval mode, no grad, over the loader's epoch 0 (max_batches 0 = all); the
 // model's training flag is restored afterwards.
 EvalResult evaluate(DistilBertForSequenceClassification& model, BatchLoader& loader,
                     const torch::Device& device, int64_t max_batches,
-                    const EvalForward& forward = nullptr);
+                    const EvalForward& forward = nullptr, const SumAcrossRanks& sum_across_ranks = nullptr);
 
 }  // namespace ftb

@@ -76,6 +76,9 @@ Workload build_workload(const RunConfig& c) {
     m.vocab_size = c.model_vocab_size > 0 ? c.model_vocab_size : static_cast<int64_t>(w.tokenizer->vocab_size());
     m.dim = c.dim, m.n_layers = c.n_layers, m.n_heads = c.n_heads, m.hidden_dim = c.hidden_dim;
     m.dropout = m.attention_dropout = c.dropout;
+    // dropout=0 turns every dropout off (the classifier's too, HF's 0.2
+    // otherwise): what tests comparing two runs step for step need.
+    if (c.dropout == 0) m.seq_classif_dropout = 0;
     m.max_position_embeddings = std::max(512, c.max_length);
     m.pad_token_id = w.tokenizer->pad_id();
     validate_config(m, "embedded model config");
@@ -123,6 +126,7 @@ LoaderOptions Workload::eval_loader_options(const RunConfig& c) const {
   // at most 11 of its 10,000 test reviews; on small sets that would skew or
   // empty the metric).
   o.drop_last = false;
+  o.even_shards = false;  // distributed evaluation: each example once, summed over ranks
   return o;
 }
 

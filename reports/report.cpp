@@ -164,6 +164,39 @@ std::string dump(const json& j) { return j.dump(2, ' ', false, json::error_handl
 
 }  // namespace
 
+namespace {
+
+json distributed_to_json(const ScenarioResult::Distributed& d) {
+  return {{"backend", d.backend},
+          {"strategy", d.strategy},
+          {"bucket_cap_bytes", d.bucket_cap_bytes},
+          {"buckets", d.buckets},
+          {"collective_wait_s", d.collective_wait_s},
+          {"optimizer_state_bytes_per_rank", d.optimizer_state_bytes_per_rank},
+          {"grad_bytes_per_rank", d.grad_bytes_per_rank},
+          {"grad_staging_bytes", d.grad_staging_bytes},
+          {"per_rank_samples_per_s", d.per_rank_samples_per_s},
+          {"comm_fallback", d.comm_fallback}};
+}
+
+ScenarioResult::Distributed distributed_from_json(const json& j) {
+  Fields f(j, "distributed");
+  ScenarioResult::Distributed d;
+  d.backend = f.string("backend");
+  d.strategy = f.string("strategy");
+  d.bucket_cap_bytes = f.integer("bucket_cap_bytes");
+  d.buckets = f.integer("buckets");
+  d.collective_wait_s = f.number("collective_wait_s");
+  d.optimizer_state_bytes_per_rank = f.integer("optimizer_state_bytes_per_rank");
+  d.grad_bytes_per_rank = f.integer("grad_bytes_per_rank");
+  d.grad_staging_bytes = f.integer("grad_staging_bytes");
+  d.per_rank_samples_per_s = f.number("per_rank_samples_per_s");
+  d.comm_fallback = f.string("comm_fallback");
+  return d;
+}
+
+}  // namespace
+
 json to_json(const ScenarioResult& r) {
   json epochs = json::array();
   for (const auto& e : r.epochs) epochs.push_back(epoch_to_json(e));
@@ -196,6 +229,8 @@ json to_json(const ScenarioResult& r) {
         {"capture_time_s", r.capture_time_s},
         {"checkpoint_epoch", r.checkpoint_epoch}}},
       {"extra", r.extra.is_null() ? json::object() : r.extra},
+      {"threads", r.threads},
+      {"distributed", r.distributed.backend.empty() ? json(nullptr) : distributed_to_json(r.distributed)},
   };
 }
 
@@ -240,6 +275,9 @@ ScenarioResult result_from_json(const json& j) {
   r.checkpoint_epoch = technique.integer("checkpoint_epoch");
   f.object("extra");  // must be an object
   r.extra = f.at("extra");
+  // Added with the distributed scenarios: optional, older reports lack them.
+  if (j.contains("threads")) r.threads = static_cast<int>(f.integer("threads"));
+  if (j.contains("distributed") && !j.at("distributed").is_null()) r.distributed = distributed_from_json(j.at("distributed"));
   return r;
 }
 

@@ -74,15 +74,17 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
     bool numeric;  // right-aligned
   };
   const std::vector<Column> columns = {
-      {"scenario", false},  {"status", false},     {"device", false},    {"world size", true},
-      {"precision", false}, {"wall time", true},   {"speed-up", true},   {"samples/s", true},
+      {"scenario", false},  {"status", false},     {"device", false},    {"ranks", true},
+      {"threads", true},    {"precision", false}, {"wall time", true},   {"speed-up", true},   {"samples/s", true},
       {"test acc %", true}, {"val acc %", true},   {"peak MiB", true},   {"MFU %", true},
       {"note", false},
   };
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : report.results) {
+    // threads = intra-op threads per rank: on a CPU, ranks x threads is the
+    // core split the row ran with (a single process gets all the cores).
     std::vector<std::string> row = {r.scenario, to_string(r.status), r.device, std::to_string(r.world_size),
-                                    r.precision};
+                                    r.threads > 0 ? std::to_string(r.threads) : kDash, r.precision};
     if (r.status == Status::ok) {
       const auto speedup = speedup_vs_baseline(report, r, baseline);
       row.push_back(wall_time(r.wall_time_s));

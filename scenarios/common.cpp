@@ -20,6 +20,19 @@ RunLoaders::RunLoaders(const Workload& w, const RunConfig& c)
       val(w.val, w.eval_loader_options(c)),
       test(w.test, w.eval_loader_options(c)) {}
 
+namespace {
+LoaderOptions sharded(LoaderOptions o, int rank, int world_size) {
+  o.rank = rank;
+  o.world_size = world_size;
+  return o;
+}
+}  // namespace
+
+RunLoaders::RunLoaders(const Workload& w, const RunConfig& c, int rank, int world_size)
+    : train(w.train, sharded(w.train_loader_options(c), rank, world_size)),
+      val(w.val, sharded(w.eval_loader_options(c), rank, world_size)),
+      test(w.test, sharded(w.eval_loader_options(c), rank, world_size)) {}
+
 ScenarioResult result_from_loop(const std::string& scenario, const LoopResult& loop,
                                 const torch::Device& device, const std::string& precision) {
   ScenarioResult r;

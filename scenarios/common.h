@@ -17,6 +17,9 @@ LoopOptions loop_options(const RunConfig& c, const std::string& scenario, const 
 struct RunLoaders {
   BatchLoader train, val, test;
   RunLoaders(const Workload& w, const RunConfig& c);
+  // This rank's shards (train: equal shards of each epoch's permutation;
+  // val/test: every example on exactly one rank).
+  RunLoaders(const Workload& w, const RunConfig& c, int rank, int world_size);
   Loaders refs() { return {train, val, test}; }
 };
 

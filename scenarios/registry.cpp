@@ -13,6 +13,10 @@ const std::vector<ScenarioInfo>& scenario_registry() {
       amp_scenario(),
       amp_bf16_scenario(),
       cuda_graph_scenario(),
+      ddp_scenario(),
+      sharded_scenario(),
+      zero2_scenario(),
+      fabric_scenario(),
   };
   return table;
 }

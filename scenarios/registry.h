@@ -23,5 +23,9 @@ ScenarioInfo trainer_scenario();
 ScenarioInfo amp_scenario();
 ScenarioInfo amp_bf16_scenario();
 ScenarioInfo cuda_graph_scenario();
+ScenarioInfo ddp_scenario();
+ScenarioInfo sharded_scenario();
+ScenarioInfo zero2_scenario();
+ScenarioInfo fabric_scenario();
 
 }  // namespace ftb

@@ -18,15 +18,18 @@ void compute_efficiency(ScenarioResult& r, const DistilBertConfig& model, int64_
   }
   r.warmup_steps = warmup_steps;
   r.model_tflops_per_s = seconds > 0 ? flops / seconds / 1e12 : 0;
-  r.mfu = peak_tflops > 0 ? r.model_tflops_per_s / (peak_tflops * r.world_size) : 0;
+  // Ranks on GPUs have one device each; ranks on a CPU share the cores the
+  // peak was measured with.
+  const int devices = r.device.rfind("cuda", 0) == 0 ? r.world_size : 1;
+  r.mfu = peak_tflops > 0 ? r.model_tflops_per_s / (peak_tflops * devices) : 0;
 }
 
 ScenarioResult run_scenario(const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
                             ScenarioContext context) {
   ScenarioResult out;
   out.scenario = info.name;
-  out.world_size = config.world_size;
-  out.precision = info.precision;
+  out.world_size = info.distributed ? config.world_size : 1;
+  out.precision = info.precision_of ? info.precision_of(config) : info.precision;
   if (std::string why = info.unavailable ? info.unavailable(config) : ""; !why.empty()) {
     out.status = Status::skipped;
     out.reason = why;

@@ -74,6 +74,21 @@ struct ScenarioResult {
   double capture_time_s = 0;     // CUDA-graph capture/warm-up, excluded from wall_time_s
   int64_t checkpoint_epoch = 0;  // epoch whose checkpoint produced test accuracy; 0 = last weights
   nlohmann::json extra = nlohmann::json::object();  // scenario-specific keys
+  int threads = 0;  // intra-op threads of each process (on CPU: how the cores were split between ranks)
+
+  // Distributed rows (c10d, world_size ranks); backend empty = one process.
+  struct Distributed {
+    std::string backend;              // "gloo" | "nccl"
+    std::string strategy;             // "ddp" | "sharded" | "zero2"
+    int64_t bucket_cap_bytes = 0;
+    int64_t buckets = 0;
+    double collective_wait_s = 0;     // rank 0's host time blocked in collectives (training loop)
+    int64_t optimizer_state_bytes_per_rank = 0;
+    int64_t grad_bytes_per_rank = 0;  // gradient storage a rank keeps between steps
+    int64_t grad_staging_bytes = 0;   // zero2: bucket copies in flight during backward
+    double per_rank_samples_per_s = 0;
+    std::string comm_fallback;        // collectives emulated on this backend, if any
+  } distributed;
 };
 
 }  // namespace ftb
@@ -104,6 +119,11 @@ struct ScenarioInfo {
   // the aggregates (medians over repeats, MFU) and catches failures.
   std::function<ScenarioResult(const Workload&, const RunConfig&, const ScenarioContext&)> run;
   std::string precision = "fp32";  // what the row reports, also when skipped
+  // Where the precision depends on the config (distributed rows): overrides `precision`.
+  std::function<std::string(const RunConfig&)> precision_of;
+  // Runs as world_size ranks on c10d (one process per rank; the launcher
+  // starts them), not in the calling process.
+  bool distributed = false;
 };
 
 }  // namespace ftb

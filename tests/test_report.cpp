@@ -423,7 +423,7 @@ TEST_CASE("speed-up table: baseline, a faster row and a skipped row") {
   std::getline(in, skipped);
   CHECK_FALSE(std::getline(in, extra));
   CHECK(header.find("| scenario") == 0);
-  for (const char* col : {"status", "device", "world size", "precision", "wall time", "speed-up", "samples/s",
+  for (const char* col : {"status", "device", "ranks", "threads", "precision", "wall time", "speed-up", "samples/s",
                           "test acc %", "val acc %", "peak MiB", "MFU %", "note"}) {
     CHECK(header.find(col) != std::string::npos);
   }

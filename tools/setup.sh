@@ -23,8 +23,11 @@ if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 # slower on the reference BLAS. python3-venv: the project-local LibTorch.
 pkgs=(build-essential cmake ninja-build pkg-config git python3-venv
       doctest-dev nlohmann-json3-dev libbenchmark-dev libcli11-dev
-      libarchive-dev libutf8proc-dev libcsv-dev libopenblas0-pthread)
-if [ "${FTB_SYSTEM_TORCH:-0}" = 1 ]; then pkgs+=(libtorch-dev libgloo-dev); fi
+      libarchive-dev libutf8proc-dev libcsv-dev libopenblas0-pthread libgloo-dev)
+# libgloo-dev: c10d's ProcessGroupGloo.hpp includes <gloo/...>, which neither
+# the torch wheel nor libtorch-dev ships. Only declarations are used (every
+# call goes into LibTorch, which carries its own Gloo).
+if [ "${FTB_SYSTEM_TORCH:-0}" = 1 ]; then pkgs+=(libtorch-dev); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

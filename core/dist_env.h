@@ -1,0 +1,43 @@
+// Which rank of a distributed run this process is, read from the variables a
+// launcher sets: torchrun's (and `ftbench`'s own launcher's) RANK/WORLD_SIZE...,
+// Open MPI's `mpirun` (OMPI_COMM_WORLD_*), or SLURM's `srun` (SLURM_PROCID...).
+// Kept apart from the process-group code so it is torch-free and testable
+// without touching the real environment (the lookup is a parameter).
+//
+// Under mpirun or srun the rendezvous address still comes from MASTER_ADDR and
+// MASTER_PORT: those launchers do not choose one, so a multi-rank job script
+// must export MASTER_ADDR (e.g. for SLURM,
+// `export MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)`)
+// and may export MASTER_PORT (default 29500, torchrun's).
+//
+// A SLURM batch script itself carries SLURM_PROCID=0 and SLURM_NTASKS: run
+// `ftbench` through `srun` there, or every rank but 0 will be missing.
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace ftb {
+
+struct DistEnv {
+  bool launched = false;  // true when a launcher set the variables below
+  int rank = 0, world_size = 1, local_rank = 0, local_world_size = 1;
+  std::string master_addr = "127.0.0.1";
+  int master_port = 29500;  // torchrun's default when unset
+  std::string source;       // "torchrun" (RANK/WORLD_SIZE...), "slurm", "openmpi", or "" when not launched
+};
+
+// Reads the variables through `getenv_fn`, which returns nullptr for an unset
+// variable. Precedence: torchrun's RANK/WORLD_SIZE, then Open MPI, then SLURM.
+// Throws InputError("<VARIABLE>: <what is wrong>") on a malformed or
+// inconsistent value, on RANK without WORLD_SIZE (or the reverse, likewise for
+// the Open MPI pair), and on a multi-rank mpirun/srun job without MASTER_ADDR.
+// SLURM counts as launched only when both SLURM_PROCID and SLURM_NTASKS are
+// set (an `salloc` shell has SLURM_NTASKS alone, a batch script without
+// --ntasks SLURM_PROCID alone: both are one plain process).
+DistEnv dist_env_from(const std::function<const char*(const char*)>& getenv_fn);
+
+// dist_env_from(std::getenv).
+DistEnv dist_env_from_environment();
+
+}  // namespace ftb

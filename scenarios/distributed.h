@@ -1,0 +1,42 @@
+// What the distributed scenarios (ddp, sharded, zero2, fabric) share: which
+// rank this process is, its device and precision, joining the process group,
+// and the report's distributed fields. Each scenario file holds only its
+// technique.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/dist/communicator.h"
+#include "core/dist/data_parallel.h"
+#include "core/dist_env.h"
+#include "scenarios/common.h"
+
+namespace ftb {
+
+// The launcher's variables (ftbench --world-size N, torchrun, SLURM, mpirun),
+// or a world of one on a free port when none are set.
+DistEnv rank_env();
+// cuda:LOCAL_RANK on CUDA (one GPU per rank), else the CPU.
+torch::Device rank_device(const RunConfig& c, const DistEnv& env);
+// "auto" -> 16-mixed on CUDA (the reference's steps 5-7 keep step 3's fp16),
+// `cpu_auto` on the CPU; anything else as given.
+std::string resolve_precision(const std::string& setting, const torch::Device& device, const std::string& cpu_auto);
+// Why a distributed scenario cannot run here with this config ("" = it can).
+std::string distributed_unavailable(const RunConfig& c, const std::string& precision_setting,
+                                    const std::string& cpu_auto);
+std::shared_ptr<dist::Communicator> join_group(const RunConfig& c, const DistEnv& env, const torch::Device& device,
+                                               const std::string& name);
+// A metric reducer for LoopOptions::sum_across_ranks over `comm`.
+SumAcrossRanks sum_over(dist::Communicator& comm);
+// Fills the distributed fields of r (rank 0's view).
+void fill_distributed(ScenarioResult& r, const dist::DataParallel& dp, dist::Communicator& comm,
+                      const LoopResult& loop);
+
+// The ddp / sharded / zero2 scenarios: the baseline loop with the gradients
+// synchronised (and the optimizer sharded) by dist::DataParallel, in the
+// precision of `dp_precision`.
+ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const ScenarioContext& ctx,
+                                 dist::Sharding sharding);
+
+}  // namespace ftb

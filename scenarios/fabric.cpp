@@ -1,0 +1,77 @@
+// fabric: the reference's last row (step 7): a plain training loop written
+// against the Fabric-style API of core/fabric.h, which brings the strategy
+// (fabric_strategy, zero2 by default as the reference) and the precision
+// (fabric_precision: 16-mixed on CUDA as the reference, bf16-mixed on CPU).
+#include "core/autocast.h"
+#include "core/device.h"
+#include "core/fabric.h"
+#include "scenarios/distributed.h"
+#include "scenarios/registry.h"
+
+namespace ftb {
+namespace {
+
+ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
+  const auto requested = resolve_device(c.device);
+  FabricOptions fo;
+  fo.accelerator = requested.is_cuda() ? "cuda" : "cpu";
+  fo.devices = c.world_size;
+  fo.strategy = c.fabric_strategy;
+  fo.precision = resolve_precision(c.fabric_precision, requested, "bf16-mixed");
+  fo.bucket_cap_bytes = static_cast<int64_t>(c.bucket_mb * 1024 * 1024);
+  fo.timeout = std::chrono::milliseconds(static_cast<int64_t>(c.dist_timeout_s * 1000));
+  fo.group_name = "fabric/" + std::to_string(ctx.repeat);
+
+  // ---- the user's loop, as with Lightning Fabric ----
+  Fabric fabric(fo);
+  fabric.launch();
+  auto model = w.make_model();
+  auto& optimizer = fabric.setup(model, AdamConfig{c.lr});
+  BatchLoader train(w.train, fabric.setup_dataloader(w.train_loader_options(c)));
+  BatchLoader val(w.val, fabric.setup_dataloader(w.eval_loader_options(c)));
+  BatchLoader test(w.test, fabric.setup_dataloader(w.eval_loader_options(c)));
+  auto step = [&](const Batch& b) {
+    optimizer.zero_grad();
+    auto [loss, correct] = [&] {
+      auto precision = fabric.forward_context();
+      return forward_loss(model, b);
+    }();
+    fabric.backward(loss);
+    optimizer.step();
+    return StepOutput{loss.detach(), correct};
+  };
+  // ---------------------------------------------------
+
+  auto eval_forward = [&](const Batch& b) {
+    auto precision = fabric.forward_context();
+    return forward_loss(model, b);
+  };
+  reset_peak_memory(fabric.device());
+  auto options = loop_options(c, "fabric", fabric.device());
+  options.sum_across_ranks = sum_over(fabric.comm());
+  fabric.comm().reset_wait();
+  auto loop = run_fine_tuning(model, {train, val, test}, options, step, ctx.callbacks, eval_forward);
+  auto r = result_from_loop("fabric", loop, fabric.device(), precision_label(fo.precision));
+  fill_distributed(r, fabric.strategy(), fabric.comm(), loop);
+  r.skipped_steps = fabric.skipped_steps();
+  r.extra["fabric"] = {{"accelerator", fo.accelerator}, {"devices", fabric.world_size()},
+                       {"strategy", fo.strategy}, {"precision", fo.precision}};
+  return r;
+}
+
+}  // namespace
+
+ScenarioInfo fabric_scenario() {
+  ScenarioInfo s;
+  s.name = "fabric";
+  s.technique = "Fabric-style API (launch, setup, backward) around a plain loop; zero2 + 16-mixed (the reference's step 7)";
+  s.unavailable = [](const RunConfig& c) { return distributed_unavailable(c, c.fabric_precision, "bf16-mixed"); };
+  s.run = run_fabric;
+  s.precision_of = [](const RunConfig& c) {
+    return precision_label(resolve_precision(c.fabric_precision, resolve_device(c.device), "bf16-mixed"));
+  };
+  s.distributed = true;
+  return s;
+}
+
+}  // namespace ftb

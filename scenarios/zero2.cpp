@@ -1,0 +1,30 @@
+// zero2: ZeRO stage 2, the reference's "deepspeed_stage_2" (step 6). Each
+// bucket's gradients are reduce-scattered as soon as backward fills it, so a
+// rank keeps only its chunk's averaged gradients (and Adam state); after its
+// step the parameters are all-gathered. Where the backend has no
+// reduce-scatter the communicator emulates it and the report says so
+// (distributed.comm_fallback).
+#include "core/autocast.h"
+#include "core/device.h"
+#include "scenarios/distributed.h"
+#include "scenarios/registry.h"
+
+namespace ftb {
+
+ScenarioInfo zero2_scenario() {
+  ScenarioInfo s;
+  s.name = "zero2";
+  s.technique = "ZeRO-2: gradients reduce-scattered and optimizer state sharded (the reference's step 6)";
+  s.aliases = {"deepspeed_stage_2"};
+  s.unavailable = [](const RunConfig& c) { return distributed_unavailable(c, c.dp_precision, "32"); };
+  s.run = [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
+    return run_data_parallel(w, c, ctx, dist::Sharding::gradients);
+  };
+  s.precision_of = [](const RunConfig& c) {
+    return precision_label(resolve_precision(c.dp_precision, resolve_device(c.device), "32"));
+  };
+  s.distributed = true;
+  return s;
+}
+
+}  // namespace ftb

@@ -1,0 +1,250 @@
+// DistEnv: the rank and rendezvous read from torchrun, Open MPI and SLURM
+// variables, and the one-line errors that name the variable a job script got
+// wrong. The environment is a map here; the real one is never touched.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "core/dist_env.h"
+#include "core/errors.h"
+
+namespace {
+
+using Vars = std::map<std::string, std::string>;
+
+ftb::DistEnv read(const Vars& vars) {
+  return ftb::dist_env_from([&](const char* name) -> const char* {
+    const auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  });
+}
+
+// The InputError message, or "" when none was thrown.
+std::string error_of(const Vars& vars) {
+  try {
+    read(vars);
+  } catch (const ftb::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+}  // namespace
+
+TEST_CASE("dist_env: nothing set is one process, not launched") {
+  const ftb::DistEnv e = read({});
+  CHECK_FALSE(e.launched);
+  CHECK(e.source == "");
+  CHECK(e.rank == 0);
+  CHECK(e.world_size == 1);
+  CHECK(e.local_rank == 0);
+  CHECK(e.local_world_size == 1);
+  CHECK(e.master_addr == "127.0.0.1");
+  CHECK(e.master_port == 29500);
+}
+
+TEST_CASE("dist_env: torchrun variables") {
+  const ftb::DistEnv e = read({{"RANK", "5"},
+                               {"WORLD_SIZE", "8"},
+                               {"LOCAL_RANK", "1"},
+                               {"LOCAL_WORLD_SIZE", "4"},
+                               {"MASTER_ADDR", "node0.cluster"},
+                               {"MASTER_PORT", "12345"}});
+  CHECK(e.launched);
+  CHECK(e.source == "torchrun");
+  CHECK(e.rank == 5);
+  CHECK(e.world_size == 8);
+  CHECK(e.local_rank == 1);
+  CHECK(e.local_world_size == 4);
+  CHECK(e.master_addr == "node0.cluster");
+  CHECK(e.master_port == 12345);
+}
+
+TEST_CASE("dist_env: torchrun defaults (local from global, rendezvous on this machine)") {
+  const ftb::DistEnv e = read({{"RANK", "1"}, {"WORLD_SIZE", "2"}});
+  CHECK(e.launched);
+  CHECK(e.source == "torchrun");
+  CHECK(e.rank == 1);
+  CHECK(e.world_size == 2);
+  CHECK(e.local_rank == 1);
+  CHECK(e.local_world_size == 2);
+  CHECK(e.master_addr == "127.0.0.1");
+  CHECK(e.master_port == 29500);
+}
+
+TEST_CASE("dist_env: torchrun wins over Open MPI and SLURM") {
+  const ftb::DistEnv e = read({{"RANK", "0"},
+                               {"WORLD_SIZE", "1"},
+                               {"OMPI_COMM_WORLD_RANK", "3"},
+                               {"OMPI_COMM_WORLD_SIZE", "4"},
+                               {"SLURM_PROCID", "2"},
+                               {"SLURM_NTASKS", "4"}});
+  CHECK(e.source == "torchrun");
+  CHECK(e.rank == 0);
+  CHECK(e.world_size == 1);
+}
+
+TEST_CASE("dist_env: Open MPI mapping") {
+  const ftb::DistEnv e = read({{"OMPI_COMM_WORLD_RANK", "3"},
+                               {"OMPI_COMM_WORLD_SIZE", "4"},
+                               {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                               {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"},
+                               {"MASTER_ADDR", "10.0.0.7"},
+                               {"MASTER_PORT", "29400"},
+                               {"SLURM_PROCID", "0"},
+                               {"SLURM_NTASKS", "1"}});
+  CHECK(e.launched);
+  CHECK(e.source == "openmpi");
+  CHECK(e.rank == 3);
+  CHECK(e.world_size == 4);
+  CHECK(e.local_rank == 1);
+  CHECK(e.local_world_size == 2);
+  CHECK(e.master_addr == "10.0.0.7");
+  CHECK(e.master_port == 29400);
+}
+
+TEST_CASE("dist_env: SLURM mapping") {
+  const ftb::DistEnv e = read({{"SLURM_PROCID", "6"},
+                               {"SLURM_NTASKS", "8"},
+                               {"SLURM_LOCALID", "2"},
+                               {"SLURM_NTASKS_PER_NODE", "4"},
+                               {"SLURM_TASKS_PER_NODE", "5(x2)"},
+                               {"MASTER_ADDR", "gpu-001"}});
+  CHECK(e.launched);
+  CHECK(e.source == "slurm");
+  CHECK(e.rank == 6);
+  CHECK(e.world_size == 8);
+  CHECK(e.local_rank == 2);
+  CHECK(e.local_world_size == 4);  // SLURM_NTASKS_PER_NODE first
+  CHECK(e.master_addr == "gpu-001");
+  CHECK(e.master_port == 29500);
+}
+
+TEST_CASE("dist_env: SLURM local size from SLURM_TASKS_PER_NODE") {
+  Vars v{{"SLURM_PROCID", "9"}, {"SLURM_NTASKS", "10"}, {"SLURM_LOCALID", "1"}, {"MASTER_ADDR", "gpu-001"}};
+  v["SLURM_TASKS_PER_NODE"] = "4(x2),2";
+  CHECK(read(v).local_world_size == 4);
+  v["SLURM_TASKS_PER_NODE"] = "3";
+  CHECK(read(v).local_world_size == 3);
+  v["SLURM_TASKS_PER_NODE"] = "2,2,1";
+  CHECK(read(v).local_world_size == 2);
+  v.erase("SLURM_TASKS_PER_NODE");  // neither: one node
+  CHECK(read(v).local_world_size == 10);
+  v["SLURM_TASKS_PER_NODE"] = "(x2)";
+  CHECK(starts_with(error_of(v), "SLURM_TASKS_PER_NODE: "));
+  v["SLURM_TASKS_PER_NODE"] = "4x2";
+  CHECK(starts_with(error_of(v), "SLURM_TASKS_PER_NODE: "));
+}
+
+TEST_CASE("dist_env: half a SLURM pair is one plain process (salloc shell, batch script)") {
+  CHECK_FALSE(read({{"SLURM_NTASKS", "4"}}).launched);
+  CHECK_FALSE(read({{"SLURM_PROCID", "0"}}).launched);
+}
+
+TEST_CASE("dist_env: one rank under mpirun or srun needs no MASTER_ADDR") {
+  const ftb::DistEnv e = read({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}});
+  CHECK(e.launched);
+  CHECK(e.master_addr == "127.0.0.1");
+}
+
+TEST_CASE("dist_env: multi-rank mpirun or srun without MASTER_ADDR says what to export") {
+  const std::string slurm = error_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}});
+  CHECK(starts_with(slurm, "MASTER_ADDR: "));
+  CHECK(slurm.find("srun") != std::string::npos);
+  CHECK(slurm.find("export MASTER_ADDR") != std::string::npos);
+  CHECK(slurm.find("scontrol show hostnames") != std::string::npos);
+  const std::string mpi = error_of({{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_SIZE", "2"}});
+  CHECK(starts_with(mpi, "MASTER_ADDR: "));
+  CHECK(mpi.find("mpirun") != std::string::npos);
+}
+
+TEST_CASE("dist_env: half a pair names the missing variable") {
+  CHECK(starts_with(error_of({{"RANK", "0"}}), "WORLD_SIZE: unset"));
+  CHECK(starts_with(error_of({{"WORLD_SIZE", "2"}}), "RANK: unset"));
+  CHECK(starts_with(error_of({{"OMPI_COMM_WORLD_RANK", "0"}}), "OMPI_COMM_WORLD_SIZE: unset"));
+  CHECK(starts_with(error_of({{"OMPI_COMM_WORLD_SIZE", "2"}}), "OMPI_COMM_WORLD_RANK: unset"));
+}
+
+TEST_CASE("dist_env: malformed values throw InputError naming the variable and quoting the value") {
+  const Vars ok{{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "2"}};
+  struct Case {
+    const char* variable;
+    const char* value;
+  };
+  const Case cases[] = {
+      {"RANK", "abc"},        {"RANK", "-1"},        {"RANK", ""},          {"RANK", " 1"},
+      {"RANK", "1.0"},        {"RANK", "4"},         {"RANK", "99999999999"},
+      {"WORLD_SIZE", "0"},    {"WORLD_SIZE", "x"},   {"WORLD_SIZE", "-2"},
+      {"LOCAL_RANK", "2"},    {"LOCAL_RANK", "one"}, {"LOCAL_RANK", "-1"},
+      {"LOCAL_WORLD_SIZE", "0"}, {"LOCAL_WORLD_SIZE", "5"},
+      {"MASTER_PORT", "0"},   {"MASTER_PORT", "65536"}, {"MASTER_PORT", "-80"}, {"MASTER_PORT", "http"},
+      {"MASTER_ADDR", ""},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.variable);
+    CAPTURE(c.value);
+    Vars v = ok;
+    v[c.variable] = c.value;
+    const std::string msg = error_of(v);
+    CHECK(starts_with(msg, std::string(c.variable) + ": "));
+    if (*c.value) CHECK(msg.find(c.value) != std::string::npos);
+  }
+}
+
+TEST_CASE("dist_env: malformed Open MPI and SLURM values name their own variables") {
+  CHECK(starts_with(error_of({{"OMPI_COMM_WORLD_RANK", "4"}, {"OMPI_COMM_WORLD_SIZE", "4"}}),
+                    "OMPI_COMM_WORLD_RANK: \"4\""));
+  CHECK(starts_with(error_of({{"OMPI_COMM_WORLD_RANK", "0"},
+                              {"OMPI_COMM_WORLD_SIZE", "1"},
+                              {"OMPI_COMM_WORLD_LOCAL_SIZE", "x"}}),
+                    "OMPI_COMM_WORLD_LOCAL_SIZE: "));
+  CHECK(starts_with(error_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "zero"}}), "SLURM_NTASKS: "));
+  CHECK(starts_with(error_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}, {"SLURM_LOCALID", "1"}}),
+                    "SLURM_LOCALID: "));
+  CHECK(starts_with(error_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}, {"SLURM_NTASKS_PER_NODE", "0"}}),
+                    "SLURM_NTASKS_PER_NODE: "));
+}
+
+TEST_CASE("dist_env: an unset LOCAL_RANK that cannot default to RANK says so") {
+  const std::string msg = error_of({{"RANK", "5"}, {"WORLD_SIZE", "8"}, {"LOCAL_WORLD_SIZE", "4"}});
+  CHECK(starts_with(msg, "LOCAL_RANK: unset"));
+  CHECK(msg.find("LOCAL_WORLD_SIZE=4") != std::string::npos);
+}
+
+TEST_CASE("dist_env: MASTER_PORT is read even when not launched") {
+  CHECK(read({{"MASTER_PORT", "40000"}}).master_port == 40000);
+  CHECK(starts_with(error_of({{"MASTER_PORT", "x"}}), "MASTER_PORT: "));
+}
+
+TEST_CASE("dist_env: dist_env_from_environment reads the real environment") {
+  // Set two variables for a moment, restoring whatever was there.
+  struct Saved {
+    const char* name;
+    bool had;
+    std::string value;
+  };
+  Saved saved[] = {{"RANK", false, ""}, {"WORLD_SIZE", false, ""}};
+  for (Saved& s : saved)
+    if (const char* v = std::getenv(s.name)) s.had = true, s.value = v;
+  setenv("RANK", "1", 1);
+  setenv("WORLD_SIZE", "3", 1);
+  std::string error;
+  ftb::DistEnv e;
+  try {
+    e = ftb::dist_env_from_environment();
+  } catch (const ftb::InputError& x) {
+    error = x.what();  // e.g. a malformed MASTER_PORT in the test runner's environment
+  }
+  for (const Saved& s : saved) {
+    if (s.had) setenv(s.name, s.value.c_str(), 1);
+    else unsetenv(s.name);
+  }
+  REQUIRE(error == "");
+  CHECK(e.source == "torchrun");
+  CHECK(e.rank == 1);
+  CHECK(e.world_size == 3);
+}
