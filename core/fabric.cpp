@@ -23,6 +23,10 @@ void Fabric::launch() {
     env = DistEnv{};
     env.master_port = 0;  // a world of one: the store picks a free port
   }
+  launch(env);
+}
+
+void Fabric::launch(const DistEnv& env) {
   if (options_.devices > 0 && options_.devices != env.world_size)
     throw std::runtime_error("Fabric(devices=" + std::to_string(options_.devices) + ") but the launcher started " +
                              std::to_string(env.world_size) + " ranks");

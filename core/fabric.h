@@ -29,6 +29,7 @@
 #include "core/autocast.h"
 #include "core/batching.h"
 #include "core/dist/data_parallel.h"
+#include "core/dist_env.h"
 #include "core/grad_scaler.h"
 #include "core/model.h"
 
@@ -71,6 +72,8 @@ class Fabric {
   ~Fabric();
 
   void launch();
+  // The same with the rank given (tests run ranks as threads of one process).
+  void launch(const DistEnv& env);
   int global_rank() const;
   int world_size() const;
   bool is_global_zero() const { return global_rank() == 0; }

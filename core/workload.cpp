@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <thread>
 
 #include "core/checkpoint.h"
@@ -99,7 +100,11 @@ Workload build_workload(const RunConfig& c) {
 }
 
 DistilBertForSequenceClassification Workload::make_model() const {
-  // Same seed -> same initial weights for every scenario and every rank.
+  // Same seed -> same initial weights for every scenario and every rank. The
+  // global generator is shared: one model at a time (tests run ranks as
+  // threads of one process).
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
   seed_everything(seed);
   if (model_dir.empty()) return DistilBertForSequenceClassification(model_config);
   return load_model_dir(model_dir);

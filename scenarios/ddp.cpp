@@ -16,7 +16,7 @@ ScenarioInfo ddp_scenario() {
   s.technique = "data parallel: bucketed gradient all-reduce overlapped with backward (the reference's step 5)";
   s.unavailable = [](const RunConfig& c) { return distributed_unavailable(c, c.dp_precision, "32"); };
   s.run = [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
-    return run_data_parallel(w, c, ctx, dist::Sharding::none);
+    return run_data_parallel(w, c, ctx, dist::Sharding::none, rank_env());
   };
   s.precision_of = [](const RunConfig& c) {
     return precision_label(resolve_precision(c.dp_precision, resolve_device(c.device), "32"));

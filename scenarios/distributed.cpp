@@ -75,9 +75,8 @@ void fill_distributed(ScenarioResult& r, const dist::DataParallel& dp, dist::Com
 }
 
 ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const ScenarioContext& ctx,
-                                 dist::Sharding sharding) {
+                                 dist::Sharding sharding, const DistEnv& env) {
   const std::string name = dist::to_string(sharding);
-  const DistEnv env = rank_env();
   const auto device = rank_device(c, env);
   const std::string precision = resolve_precision(c.dp_precision, device, "32");
   auto comm = join_group(c, env, device, name + "/" + std::to_string(ctx.repeat));

@@ -36,7 +36,11 @@ void fill_distributed(ScenarioResult& r, const dist::DataParallel& dp, dist::Com
 // The ddp / sharded / zero2 scenarios: the baseline loop with the gradients
 // synchronised (and the optimizer sharded) by dist::DataParallel, in the
 // precision of `dp_precision`.
+// env: this rank (rank_env() for the scenarios; tests pass their own to run
+// ranks as threads of one process).
 ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const ScenarioContext& ctx,
-                                 dist::Sharding sharding);
+                                 dist::Sharding sharding, const DistEnv& env);
+// The fabric scenario's loop (scenarios/fabric.cpp), with the rank given.
+ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioContext& ctx, const DistEnv& env);
 
 }  // namespace ftb

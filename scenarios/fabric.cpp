@@ -9,9 +9,8 @@
 #include "scenarios/registry.h"
 
 namespace ftb {
-namespace {
 
-ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
+ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioContext& ctx, const DistEnv& env) {
   const auto requested = resolve_device(c.device);
   FabricOptions fo;
   fo.accelerator = requested.is_cuda() ? "cuda" : "cpu";
@@ -24,7 +23,7 @@ ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioC
 
   // ---- the user's loop, as with Lightning Fabric ----
   Fabric fabric(fo);
-  fabric.launch();
+  fabric.launch(env);
   auto model = w.make_model();
   auto& optimizer = fabric.setup(model, AdamConfig{c.lr});
   BatchLoader train(w.train, fabric.setup_dataloader(w.train_loader_options(c)));
@@ -59,14 +58,14 @@ ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioC
   return r;
 }
 
-}  // namespace
-
 ScenarioInfo fabric_scenario() {
   ScenarioInfo s;
   s.name = "fabric";
   s.technique = "Fabric-style API (launch, setup, backward) around a plain loop; zero2 + 16-mixed (the reference's step 7)";
   s.unavailable = [](const RunConfig& c) { return distributed_unavailable(c, c.fabric_precision, "bf16-mixed"); };
-  s.run = run_fabric;
+  s.run = [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
+    return run_fabric(w, c, ctx, rank_env());
+  };
   s.precision_of = [](const RunConfig& c) {
     return precision_label(resolve_precision(c.fabric_precision, resolve_device(c.device), "bf16-mixed"));
   };

@@ -16,7 +16,7 @@ ScenarioInfo sharded_scenario() {
   s.aliases = {"ddp_sharded", "zero1"};
   s.unavailable = [](const RunConfig& c) { return distributed_unavailable(c, c.dp_precision, "32"); };
   s.run = [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
-    return run_data_parallel(w, c, ctx, dist::Sharding::optimizer);
+    return run_data_parallel(w, c, ctx, dist::Sharding::optimizer, rank_env());
   };
   s.precision_of = [](const RunConfig& c) {
     return precision_label(resolve_precision(c.dp_precision, resolve_device(c.device), "32"));

@@ -18,7 +18,7 @@ ScenarioInfo zero2_scenario() {
   s.aliases = {"deepspeed_stage_2"};
   s.unavailable = [](const RunConfig& c) { return distributed_unavailable(c, c.dp_precision, "32"); };
   s.run = [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
-    return run_data_parallel(w, c, ctx, dist::Sharding::gradients);
+    return run_data_parallel(w, c, ctx, dist::Sharding::gradients, rank_env());
   };
   s.precision_of = [](const RunConfig& c) {
     return precision_label(resolve_precision(c.dp_precision, resolve_device(c.device), "32"));

@@ -2,8 +2,9 @@
 # The GPU part of ftbench in one call, for a CUDA machine (the H200 a session
 # may be lent: 16 cores, torch 2.11+cu130 in its Python, nvcc, no internet,
 # none of our Debian dev packages). Runs the whole test suite (the CUDA tests
-# run instead of skipping), the smoke preset with every scenario on CUDA, and
-# the full-size step (mfu preset); writes everything under RESULTS_DIR.
+# run instead of skipping), the smoke preset with every scenario on CUDA, the
+# full-size step (mfu preset) and one short epoch of the full-size model with
+# every scenario (synthetic-full); writes everything under RESULTS_DIR.
 #
 # Binaries: prebuilt ones from .gpu-carry/ (tools/gpu_pack.sh on a Debian box,
 # linked against the same torch wheel; the loader is pointed at this machine's
@@ -63,10 +64,16 @@ run_rc=$?
 tail -22 "$out/smoke.stdout" >&2; grep -E "FAILED|skipped|error" "$out/smoke.stderr" | tail -10 >&2
 
 log "full-size step (mfu preset)"
-"$ftbench" run --preset mfu --device cuda --scenarios baseline,amp,amp_bf16,cuda_graph --out "$out/mfu" max_steps=30 warmup_steps=5 \
+"$ftbench" run --preset mfu --device cuda --scenarios baseline,amp,amp_bf16,cuda_graph,ddp,zero2,fabric --out "$out/mfu" max_steps=30 warmup_steps=5 \
   >"$out/mfu.stdout" 2>"$out/mfu.stderr"
 mfu_rc=$?
 tail -12 "$out/mfu.stdout" >&2; grep -E "FAILED|error" "$out/mfu.stderr" | tail -5 >&2
 
-log "done: tests rc=$tests_rc, smoke rc=$run_rc, mfu rc=$mfu_rc; results in $out"
-[ "$tests_rc" = 0 ] && [ "$run_rc" = 0 ] && [ "$mfu_rc" = 0 ]
+log "full-size model, every scenario, one short epoch (synthetic-full preset)"
+"$ftbench" run --preset synthetic-full --device cuda --out "$out/full" epochs=1 synthetic_count=3000 \
+  >"$out/full.stdout" 2>"$out/full.stderr"
+full_rc=$?
+tail -14 "$out/full.stdout" >&2; grep -E "FAILED|error" "$out/full.stderr" | tail -5 >&2
+
+log "done: tests rc=$tests_rc, smoke rc=$run_rc, mfu rc=$mfu_rc, full rc=$full_rc; results in $out"
+[ "$tests_rc" = 0 ] && [ "$run_rc" = 0 ] && [ "$mfu_rc" = 0 ] && [ "$full_rc" = 0 ]

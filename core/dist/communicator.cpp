@@ -30,19 +30,24 @@ bool is_loopback(const std::string& addr) {
 c10::intrusive_ptr<c10d::Store> shared_store(const DistEnv& env, std::chrono::milliseconds timeout) {
   static std::mutex mu;
   static std::map<std::string, c10::intrusive_ptr<c10d::Store>> stores;
-  std::lock_guard<std::mutex> lock(mu);
-  const std::string key = env.master_addr + ":" + std::to_string(env.master_port);
-  if (auto it = stores.find(key); it != stores.end()) return it->second;
+  // Keyed by rank too: tests run several ranks as threads of one process,
+  // each with its own client. Not locked while connecting: rank 0's server
+  // waits for the other ranks' clients.
+  const std::string where = env.master_addr + ":" + std::to_string(env.master_port);
+  const std::string key = where + "#" + std::to_string(env.rank);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = stores.find(key); it != stores.end() && env.master_port != 0) return it->second;
+  }
   c10d::TCPStoreOptions so;
   so.port = static_cast<uint16_t>(env.master_port);
   so.isServer = env.rank == 0;
   so.numWorkers = static_cast<std::size_t>(env.world_size);
   so.waitWorkers = true;
   so.timeout = timeout;
+  c10::intrusive_ptr<c10d::Store> store;
   try {
-    auto store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
-    stores[key] = store;
-    return store;
+    store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
   } catch (const std::exception& e) {
     std::string what = e.what();
     if (auto nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
@@ -50,9 +55,12 @@ c10::intrusive_ptr<c10d::Store> shared_store(const DistEnv& env, std::chrono::mi
                           what.find("already in use") != std::string::npos))
       input_error("MASTER_PORT", "port " + std::to_string(env.master_port) + " on " + env.master_addr +
                                      " is already in use (set MASTER_PORT to a free port)");
-    throw std::runtime_error("rendezvous at " + key + " (rank " + std::to_string(env.rank) + " of " +
+    throw std::runtime_error("rendezvous at " + where + " (rank " + std::to_string(env.rank) + " of " +
                              std::to_string(env.world_size) + ") failed: " + what);
   }
+  std::lock_guard<std::mutex> lock(mu);
+  if (env.master_port != 0) stores[key] = store;  // port 0 (a world of one): a new store each time
+  return store;
 }
 
 }  // namespace
@@ -104,7 +112,7 @@ std::shared_ptr<Communicator> Communicator::create(const DistEnv& env, const tor
 #endif
   } else {
 #if defined(FTB_WITH_CUDA) && defined(USE_C10D_NCCL)
-    c10::cuda::set_device(device.index());
+    c10::cuda::set_device(device.has_index() ? device.index() : 0);
     auto opts = c10d::ProcessGroupNCCL::Options::create();
     opts->timeout = timeout;
     c->pg_ = c10::make_intrusive<c10d::ProcessGroupNCCL>(c->store_, env.rank, env.world_size, opts);
