@@ -120,7 +120,7 @@ assert r["environment"]["threads"]["intra_op"] >= 1
 PY
     ;;
   dist_world2_report)
-    "$ftbench" run --scenarios baseline,ddp,zero2 --world-size 2 --out "$tmp/o" "${tiny[@]}" >"$tmp/out" 2>"$tmp/err" ||
+    "$ftbench" run --scenarios baseline,ddp,zero2 --world-size 2 --device cpu --out "$tmp/o" "${tiny[@]}" >"$tmp/out" 2>"$tmp/err" ||
       fail "run failed: $(tail -3 "$tmp/err")"
     python3 - "$tmp/o/report.json" <<'PY' || fail "distributed rows are incomplete"
 import json, sys
@@ -145,7 +145,7 @@ PY
   dist_kill_rank)
     # One rank SIGKILLed mid-epoch: the run ends non-zero within 60 s, names
     # the rank and the signal, leaves no process, and the report is whole.
-    "$ftbench" run --scenarios ddp --world-size 2 --out "$tmp/o" epochs=3 synthetic_count=20000 prefetch=1 threads=2 \
+    "$ftbench" run --scenarios ddp --world-size 2 --device cpu --out "$tmp/o" epochs=3 synthetic_count=20000 prefetch=1 threads=2 \
       >"$tmp/out" 2>"$tmp/err" &
     parent=$!
     for _ in $(seq 300); do grep -q "\[ddp\] epoch 1/3 step" "$tmp/err" 2>/dev/null && break; sleep 0.2; done
@@ -172,15 +172,15 @@ s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); print(s.getsockname()[1]
     holder=$!; trap 'kill $holder 2>/dev/null; rm -rf "$tmp"' EXIT
     for _ in $(seq 50); do [ -s "$tmp/port" ] && break; sleep 0.1; done
     MASTER_PORT="$(cat "$tmp/port")" expect_error 2 MASTER_PORT \
-      "$ftbench" run --scenarios ddp --world-size 2 --out "$tmp/o" "${tiny[@]}" ;;
+      "$ftbench" run --scenarios ddp --world-size 2 --device cpu --out "$tmp/o" "${tiny[@]}" ;;
   dist_outside_launcher)
     # As one rank of torchrun (or SLURM/mpirun): rank 0 reports, rank 1 writes nothing.
     port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
     common=(MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=2 LOCAL_WORLD_SIZE=2)
-    env "${common[@]}" RANK=1 LOCAL_RANK=1 "$ftbench" run --scenarios baseline,ddp --out "$tmp/o1" "${tiny[@]}" \
+    env "${common[@]}" RANK=1 LOCAL_RANK=1 "$ftbench" run --scenarios baseline,ddp --device cpu --out "$tmp/o1" "${tiny[@]}" \
       >"$tmp/out1" 2>"$tmp/err1" &
     r1=$!
-    env "${common[@]}" RANK=0 LOCAL_RANK=0 "$ftbench" run --scenarios baseline,ddp --out "$tmp/o" "${tiny[@]}" \
+    env "${common[@]}" RANK=0 LOCAL_RANK=0 "$ftbench" run --scenarios baseline,ddp --device cpu --out "$tmp/o" "${tiny[@]}" \
       >"$tmp/out" 2>"$tmp/err" || fail "rank 0 failed: $(tail -3 "$tmp/err")"
     wait $r1 || fail "rank 1 failed: $(tail -3 "$tmp/err1")"
     [ ! -e "$tmp/o1" ] || fail "rank 1 wrote a report"

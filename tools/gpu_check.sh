@@ -12,6 +12,7 @@
 # of doctest, nlohmann-json, CLI11, libarchive, utf8proc, libcsv).
 #
 #   tools/gpu_check.sh [RESULTS_DIR] [EXTRA_RUN_ARGS...]
+#   FTB_GPU_STAGES="full tests" tools/gpu_check.sh ...   (default: tests smoke mfu full)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -52,28 +53,40 @@ else
   fi
 fi
 ftbench="$build/bench/ftbench"
+stages=" ${FTB_GPU_STAGES:-tests smoke mfu full} "
+tests_rc=0 run_rc=0 mfu_rc=0 full_rc=0
 
+stage_tests() {
 log "tests"
 ctest --test-dir "$build" --output-on-failure -j 8 --timeout 300 >"$out/ctest.log" 2>&1
 tests_rc=$?
 grep -E "tests passed|tests failed|\(Failed\)|\(SEGFAULT\)|Timeout" "$out/ctest.log" | tail -15 >&2
+}
 
+stage_smoke() {
 log "smoke preset, every scenario, on CUDA"
 "$ftbench" run --device cuda --out "$out/smoke" "$@" >"$out/smoke.stdout" 2>"$out/smoke.stderr"
 run_rc=$?
 tail -22 "$out/smoke.stdout" >&2; grep -E "FAILED|skipped|error" "$out/smoke.stderr" | tail -10 >&2
+}
 
+stage_mfu() {
 log "full-size step (mfu preset)"
 "$ftbench" run --preset mfu --device cuda --scenarios baseline,amp,amp_bf16,cuda_graph,ddp,zero2,fabric --out "$out/mfu" max_steps=30 warmup_steps=5 \
   >"$out/mfu.stdout" 2>"$out/mfu.stderr"
 mfu_rc=$?
 tail -12 "$out/mfu.stdout" >&2; grep -E "FAILED|error" "$out/mfu.stderr" | tail -5 >&2
+}
 
+stage_full() {
 log "full-size model, every scenario, one short epoch (synthetic-full preset)"
 "$ftbench" run --preset synthetic-full --device cuda --out "$out/full" epochs=1 synthetic_count=3000 \
   >"$out/full.stdout" 2>"$out/full.stderr"
 full_rc=$?
 tail -14 "$out/full.stdout" >&2; grep -E "FAILED|error" "$out/full.stderr" | tail -5 >&2
+}
+
+for stage in $stages; do "stage_$stage" "$@"; done
 
 log "done: tests rc=$tests_rc, smoke rc=$run_rc, mfu rc=$mfu_rc, full rc=$full_rc; results in $out"
 [ "$tests_rc" = 0 ] && [ "$run_rc" = 0 ] && [ "$mfu_rc" = 0 ] && [ "$full_rc" = 0 ]

@@ -122,7 +122,16 @@ std::shared_ptr<Communicator> Communicator::create(const DistEnv& env, const tor
   return c;
 }
 
-Communicator::~Communicator() = default;
+Communicator::~Communicator() {
+#if FTB_TORCH_AT_LEAST(2, 0)
+  // NCCL wants an explicit shutdown (its communicators and watchdog thread);
+  // a no-op for Gloo.
+  try {
+    if (pg_) pg_->shutdown();
+  } catch (...) {
+  }
+#endif
+}
 
 void Communicator::probe_collectives() {
   // Same binary on every rank, so every rank takes the same branch; an
