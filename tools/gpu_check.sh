@@ -39,7 +39,7 @@ if [ -d .gpu-carry/build ]; then
   fi
   rm -rf build && cp -r .gpu-carry/build build
   build=build
-  ldd "$build/bench/ftbench" | grep "not found" | tee -a "$out/gpu_check.log" >&2
+  ldd "$build/ftbench" | grep "not found" | tee -a "$out/gpu_check.log" >&2
 else
   prefix="$("$python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')" || { log "no torch in $python"; exit 1; }
   build=build-gpu
@@ -52,7 +52,7 @@ else
     log "build failed (tail of $out/build.log):"; tail -30 "$out/build.log" >&2; exit 1
   fi
 fi
-ftbench="$build/bench/ftbench"
+ftbench="$build/ftbench"
 stages=" ${FTB_GPU_STAGES:-tests smoke mfu full} "
 tests_rc=0 run_rc=0 mfu_rc=0 full_rc=0
 
