@@ -211,7 +211,9 @@ json to_json(const ScenarioResult& r) {
       {"precision", r.precision},
       {"wall_time_s", r.wall_time_s},
       {"throughput",
-       {{"train_samples_per_s", r.train_samples_per_s}, {"train_tokens_per_s", r.train_tokens_per_s}}},
+       {{"train_samples_per_s", r.train_samples_per_s},
+        {"train_tokens_per_s", r.train_tokens_per_s},
+        {"train_samples", r.train_samples}}},
       {"accuracy", {{"val", r.val_acc}, {"test", r.test_acc}}},
       {"loss", {{"test", r.test_loss}}},
       {"epochs", std::move(epochs)},
@@ -247,6 +249,7 @@ ScenarioResult result_from_json(const json& j) {
   Fields throughput = f.object("throughput");
   r.train_samples_per_s = throughput.number("train_samples_per_s");
   r.train_tokens_per_s = throughput.number("train_tokens_per_s");
+  if (j.at("throughput").contains("train_samples")) r.train_samples = throughput.integer("train_samples");
   Fields accuracy = f.object("accuracy");
   r.val_acc = accuracy.number("val");
   r.test_acc = accuracy.number("test");

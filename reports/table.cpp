@@ -60,10 +60,23 @@ const ScenarioResult* find_baseline(const Report& report, const std::string& bas
 
 }  // namespace
 
+bool speedup_from_throughput(const Report& report, const ScenarioResult& r, const std::string& baseline) {
+  const ScenarioResult* base = find_baseline(report, baseline);
+  // Full epochs on N ranks drop up to N batches less than one process does:
+  // that is the same work. A step cap (max_steps) on N ranks is N times it.
+  if (base == nullptr || base->train_samples <= 0 || r.train_samples <= 0) return false;
+  const double ratio = static_cast<double>(r.train_samples) / static_cast<double>(base->train_samples);
+  return ratio > 1.01 || ratio < 0.99;
+}
+
 std::optional<double> speedup_vs_baseline(const Report& report, const ScenarioResult& r,
                                           const std::string& baseline) {
   const ScenarioResult* base = find_baseline(report, baseline);
   if (base == nullptr || base->status != Status::ok || r.status != Status::ok) return std::nullopt;
+  if (speedup_from_throughput(report, r, baseline)) {
+    if (!(base->train_samples_per_s > 0) || !(r.train_samples_per_s > 0)) return std::nullopt;
+    return r.train_samples_per_s / base->train_samples_per_s;
+  }
   if (!(base->wall_time_s > 0) || !(r.wall_time_s > 0)) return std::nullopt;
   return base->wall_time_s / r.wall_time_s;
 }
@@ -88,13 +101,19 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
     if (r.status == Status::ok) {
       const auto speedup = speedup_vs_baseline(report, r, baseline);
       row.push_back(wall_time(r.wall_time_s));
-      row.push_back(speedup ? printf_str("%.2fx", *speedup) : kDash);
+      const bool by_throughput = speedup_from_throughput(report, r, baseline);
+      row.push_back(speedup ? printf_str(by_throughput ? "%.2fx*" : "%.2fx", *speedup) : kDash);
       row.push_back(fixed(r.train_samples_per_s, "%.1f", true));
       row.push_back(fixed(r.test_acc * 100, "%.2f"));
       row.push_back(fixed(r.val_acc * 100, "%.2f"));
       row.push_back(fixed(static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0), "%.1f", true));
       row.push_back(fixed(r.mfu * 100, "%.1f", true));
-      row.push_back(r.reason);
+      std::string note = r.reason;
+      if (by_throughput)
+        note += std::string(note.empty() ? "" : "; ") + "* samples/s ratio: trained on " +
+                std::to_string(r.train_samples) + " samples, baseline on " +
+                std::to_string(find_baseline(report, baseline)->train_samples) + " (max_steps caps steps, not samples)";
+      row.push_back(note);
     } else {
       for (int i = 0; i < 7; ++i) row.push_back(kDash);
       row.push_back(r.reason.empty() ? "(no reason given)" : r.reason);

@@ -9,8 +9,12 @@
 
 namespace ftb {
 
-// baseline wall time / r's wall time, or nullopt when r is not ok, or the
-// baseline is missing, not ok, or has no positive wall time.
+// Baseline wall time / r's wall time when both trained on the same number of
+// samples (within 1 %); otherwise (a step cap with N ranks trains N times the samples) the
+// ratio of training samples/s, and speedup_from_throughput() says so (the
+// table marks it "*"). nullopt when r is not ok, or the baseline is missing,
+// not ok, or has no positive figure.
+bool speedup_from_throughput(const Report& report, const ScenarioResult& r, const std::string& baseline = "baseline");
 std::optional<double> speedup_vs_baseline(const Report& report, const ScenarioResult& r,
                                           const std::string& baseline = "baseline");
 

@@ -43,6 +43,7 @@ ScenarioResult result_from_loop(const std::string& scenario, const LoopResult& l
   r.wall_time_s = loop.wall_time_s;
   r.train_samples_per_s = loop.train_time_s > 0 ? loop.train_samples / loop.train_time_s : 0;
   r.train_tokens_per_s = loop.train_time_s > 0 ? loop.train_tokens / loop.train_time_s : 0;
+  r.train_samples = loop.train_samples;
   r.val_acc = loop.epochs.empty() ? 0 : loop.epochs.back().val_acc;
   r.test_acc = loop.test.acc;
   r.test_loss = loop.test.loss;

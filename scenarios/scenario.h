@@ -55,6 +55,7 @@ struct ScenarioResult {
   std::string precision = "fp32";
   double wall_time_s = 0;        // median over repeats
   double train_samples_per_s = 0, train_tokens_per_s = 0;  // median
+  int64_t train_samples = 0;     // samples trained on, over all ranks and epochs (last repeat)
   double val_acc = 0, test_acc = 0;  // of the last repeat
   double test_loss = 0;
   std::vector<EpochRecord> epochs;   // of the last repeat

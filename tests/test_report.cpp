@@ -92,6 +92,9 @@ ftb::ScenarioResult filled_result(const std::string& name = "amp", double wall_t
   r.wall_time_s = wall_time_s;
   r.train_samples_per_s = 1234.5;
   r.train_tokens_per_s = 98765.25;
+  r.train_samples = 4200;
+  r.threads = 4;
+  r.distributed = {"nccl", "zero2", 26214400, 3, 1.25, 1000, 500, 2000, 617.25, "reduce_scatter = all_reduce + chunk"};
   r.val_acc = 0.9217;
   r.test_acc = 0.8992;
   r.test_loss = 0.2875;
@@ -152,6 +155,18 @@ void check_same(const ftb::ScenarioResult& a, const ftb::ScenarioResult& b) {
   CHECK(a.wall_time_s == b.wall_time_s);
   CHECK(a.train_samples_per_s == b.train_samples_per_s);
   CHECK(a.train_tokens_per_s == b.train_tokens_per_s);
+  CHECK(a.train_samples == b.train_samples);
+  CHECK(a.threads == b.threads);
+  CHECK(a.distributed.backend == b.distributed.backend);
+  CHECK(a.distributed.strategy == b.distributed.strategy);
+  CHECK(a.distributed.bucket_cap_bytes == b.distributed.bucket_cap_bytes);
+  CHECK(a.distributed.buckets == b.distributed.buckets);
+  CHECK(a.distributed.collective_wait_s == b.distributed.collective_wait_s);
+  CHECK(a.distributed.optimizer_state_bytes_per_rank == b.distributed.optimizer_state_bytes_per_rank);
+  CHECK(a.distributed.grad_bytes_per_rank == b.distributed.grad_bytes_per_rank);
+  CHECK(a.distributed.grad_staging_bytes == b.distributed.grad_staging_bytes);
+  CHECK(a.distributed.per_rank_samples_per_s == b.distributed.per_rank_samples_per_s);
+  CHECK(a.distributed.comm_fallback == b.distributed.comm_fallback);
   CHECK(a.val_acc == b.val_acc);
   CHECK(a.test_acc == b.test_acc);
   CHECK(a.test_loss == b.test_loss);
@@ -461,6 +476,23 @@ TEST_CASE("speed-up is '-' when the baseline is missing or did not run") {
   CHECK(ftb::speedup_vs_baseline(sample_report(), sample_report().results[1]).value() == doctest::Approx(2.5));
   // Another scenario as the baseline.
   CHECK(ftb::speedup_table_markdown(sample_report(), "amp").find("0.40x") != std::string::npos);
+}
+
+TEST_CASE("speed-up of rows that trained on different sample counts is the samples/s ratio, marked") {
+  ftb::Report report = sample_report();
+  report.results[0].train_samples = 1000;
+  report.results[1].train_samples = 995;  // drop_last on 2 ranks: the same epoch
+  CHECK_FALSE(ftb::speedup_from_throughput(report, report.results[1]));
+  CHECK(ftb::speedup_vs_baseline(report, report.results[1]).value() == doctest::Approx(2.5));  // wall time
+  report.results[1].train_samples = 2000;  // e.g. 2 ranks under max_steps
+  report.results[0].train_samples_per_s = 100;
+  report.results[1].train_samples_per_s = 150;
+  CHECK(ftb::speedup_from_throughput(report, report.results[1]));
+  CHECK(ftb::speedup_vs_baseline(report, report.results[1]).value() == doctest::Approx(1.5));
+  const std::string table = ftb::speedup_table_markdown(report);
+  CAPTURE(table);
+  CHECK(table.find("1.50x*") != std::string::npos);
+  CHECK(table.find("trained on 2000 samples, baseline on 1000") != std::string::npos);
 }
 
 TEST_CASE("Vega-Lite specs: valid JSON, v5 schema, ok results only, loss subsampled") {
