@@ -140,6 +140,9 @@ for name in ("ddp", "zero2"):
     # global samples/s is the sum over ranks, not one rank's figure
     assert x["throughput"]["train_samples_per_s"] > 1.5 * d["per_rank_samples_per_s"]
 assert rows["zero2"]["distributed"]["grad_bytes_per_rank"] < rows["ddp"]["distributed"]["grad_bytes_per_rank"]
+# Gloo has no reduce-scatter: zero2 reports the emulation it used, ddp used none
+assert rows["zero2"]["distributed"]["comm_fallback"].startswith("reduce_scatter = all_reduce"), rows["zero2"]["distributed"]
+assert rows["ddp"]["distributed"]["comm_fallback"] == "", rows["ddp"]["distributed"]
 PY
     grep -q "| ddp " "$tmp/out" || fail "no ddp row in the printed table" ;;
   dist_kill_rank)

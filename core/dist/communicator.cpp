@@ -138,20 +138,28 @@ void Communicator::probe_collectives() {
   // unsupported collective throws before sending anything.
   auto opts = torch::TensorOptions().device(device_).dtype(torch::kFloat);
   auto in = torch::ones({size_}, opts), out = torch::zeros({1}, opts);
-  try {
-    pg_->_reduce_scatter_base(out, in)->wait();
-  } catch (const std::exception&) {
+  if (backend_name_ == "gloo") {
+    // Gloo has no reduce-scatter: LibTorch's ProcessGroupGloo answers
+    // _reduce_scatter_base (where it has it at all, 2.3+) with a clone of the
+    // input, an all-reduce and a copy of the chunk. We do the same without
+    // the clone, and say so.
     native_reduce_scatter_ = false;
-    fallback_ += std::string(fallback_.empty() ? "" : "; ") + "reduce_scatter = all_reduce + chunk (" +
-                 backend_name_ + " has no _reduce_scatter_base in this LibTorch)";
+    reduce_scatter_fallback_ = "reduce_scatter = all_reduce + chunk (gloo has no reduce-scatter; 2x the traffic)";
+  } else {
+    try {
+      pg_->_reduce_scatter_base(out, in)->wait();
+    } catch (const std::exception&) {
+      native_reduce_scatter_ = false;
+      reduce_scatter_fallback_ =
+          "reduce_scatter = all_reduce + chunk (" + backend_name_ + " has no _reduce_scatter_base here)";
+    }
   }
   auto one = torch::ones({1}, opts), all = torch::zeros({size_}, opts);
   try {
     pg_->_allgather_base(all, one)->wait();
   } catch (const std::exception&) {
     native_all_gather_ = false;
-    fallback_ += std::string(fallback_.empty() ? "" : "; ") + "all_gather = list all_gather (" + backend_name_ +
-                 " has no _allgather_base in this LibTorch)";
+    all_gather_fallback_ = "all_gather = list all_gather (" + backend_name_ + " has no _allgather_base here)";
   }
 }
 
@@ -177,6 +185,7 @@ Pending Communicator::broadcast(torch::Tensor t, int root) {
 Pending Communicator::reduce_scatter_sum(torch::Tensor out, torch::Tensor in) {
   TORCH_CHECK(in.numel() == out.numel() * size_, "reduce_scatter: input must be size x output");
   if (native_reduce_scatter_) return {pg_->_reduce_scatter_base(out, in)};
+  note_fallback(reduce_scatter_fallback_);
   // Emulation: every rank gets the whole sum and keeps its chunk (2x traffic).
   std::vector<torch::Tensor> v{in};
   const int64_t n = out.numel();
@@ -187,9 +196,14 @@ Pending Communicator::reduce_scatter_sum(torch::Tensor out, torch::Tensor in) {
 Pending Communicator::all_gather(torch::Tensor out, torch::Tensor in) {
   TORCH_CHECK(out.numel() == in.numel() * size_, "all_gather: output must be size x input");
   if (native_all_gather_) return {pg_->_allgather_base(out, in)};
+  note_fallback(all_gather_fallback_);
   std::vector<std::vector<torch::Tensor>> outs{out.chunk(size_)};
   std::vector<torch::Tensor> ins{in};
   return {pg_->allgather(outs, ins)};
+}
+
+void Communicator::note_fallback(const std::string& what) {
+  if (fallback_.find(what) == std::string::npos) fallback_ += (fallback_.empty() ? "" : "; ") + what;
 }
 
 void Communicator::barrier() {

@@ -70,13 +70,15 @@ class Communicator {
   void run(Pending p) { wait(p); }              // issue + wait in one line
   double wait_s() const { return wait_s_; }     // host time blocked in wait() since reset
   void reset_wait() { wait_s_ = 0; }
-  // Non-empty when a collective had to be emulated, e.g.
-  // "reduce_scatter: all_reduce + chunk (gloo has no _reduce_scatter_base)".
+  // The emulated collectives this group has used, e.g. "reduce_scatter =
+  // all_reduce + chunk (gloo has no reduce-scatter; 2x the traffic)"; empty
+  // when every collective it ran was the backend's own.
   const std::string& fallback() const { return fallback_; }
 
  private:
   Communicator() = default;
   void probe_collectives();
+  void note_fallback(const std::string& what);
 
   int rank_ = 0, size_ = 1;
   torch::Device device_ = torch::kCPU;
@@ -84,7 +86,7 @@ class Communicator {
   c10::intrusive_ptr<c10d::Store> store_;
   c10::intrusive_ptr<BackendBase> pg_;
   bool native_reduce_scatter_ = true, native_all_gather_ = true;
-  std::string fallback_;
+  std::string reduce_scatter_fallback_, all_gather_fallback_, fallback_;
   double wait_s_ = 0;
 };
 
