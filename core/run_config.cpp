@@ -72,6 +72,7 @@ const std::vector<Field>& fields() {
       FTB_NUM(batch_size, int, "training batch size (per rank)"),
       FTB_NUM(eval_batch_size, int, "evaluation batch size; 0 = batch_size"),
       FTB_NUM(lr, double, "Adam learning rate"),
+      FTB_STR(adam, "Adam kernels: auto (foreach on CUDA, loop on CPU) | loop | foreach"),
       FTB_NUM(seed, uint64_t, "seed of every generator"),
       FTB_NUM(max_steps, int, "training steps per epoch; 0 = whole epoch"),
       FTB_NUM(eval_max_batches, int, "validation/test batches; 0 = all"),
@@ -165,6 +166,7 @@ void validate(const RunConfig& c) {
   require(c.batch_size >= 1, "batch_size", "must be >= 1");
   require(c.eval_batch_size >= 0, "eval_batch_size", "must be >= 0");
   require(c.lr > 0, "lr", "must be > 0");
+  require(c.adam == "auto" || c.adam == "loop" || c.adam == "foreach", "adam", "must be auto, loop or foreach");
   require(c.max_steps >= 0, "max_steps", "must be >= 0");
   require(c.eval_max_batches >= 0, "eval_max_batches", "must be >= 0");
   require(c.warmup_steps >= 0, "warmup_steps", "must be >= 0");

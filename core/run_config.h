@@ -33,6 +33,7 @@ struct RunConfig {
   int batch_size = 12;
   int eval_batch_size = 0;  // 0 = batch_size
   double lr = 5e-5;
+  std::string adam = "auto";  // auto (PyTorch's pick: foreach on CUDA, loop on CPU) | loop | foreach
   uint64_t seed = 123;
   int max_steps = 0;         // per-epoch cap on training steps; 0 = the whole epoch
   int eval_max_batches = 0;  // cap on validation/test batches; 0 = all

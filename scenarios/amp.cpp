@@ -5,6 +5,7 @@
 // for the CPU row.
 #include "core/autocast.h"
 #include "core/device.h"
+#include "core/foreach_adam.h"
 #include "core/grad_scaler.h"
 #include "scenarios/common.h"
 #include "scenarios/registry.h"
@@ -23,7 +24,8 @@ ScenarioResult run_amp(const Workload& w, const RunConfig& c, const ScenarioCont
   const auto device = resolve_device(c.device);
   auto model = w.make_model();
   model->to(device);  // parameters stay fp32: autocast casts inside the ops
-  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(c.lr));
+  auto adam = make_reference_adam(model->parameters(), c.lr, device, c.adam);  // as torch.optim.Adam picks
+  auto& optimizer = *adam;
   GradScaler scaler;  // PyTorch's defaults: 65536, x2 every 2000 clean steps, x0.5 on overflow
   RunLoaders loaders(w, c);
   reset_peak_memory(device);
@@ -46,6 +48,7 @@ ScenarioResult run_amp(const Workload& w, const RunConfig& c, const ScenarioCont
   auto loop = run_fine_tuning(model, loaders.refs(), loop_options(c, "amp", device), step, ctx.callbacks,
                               eval_forward);
   auto r = result_from_loop("amp", loop, device, "fp16-mixed");
+  r.extra["adam"] = reference_adam_impl(device, c.adam);
   r.skipped_steps = scaler.skipped_steps();
   r.extra["loss_scale_final"] = scaler.scale_value();
   r.extra["loss_scale_init"] = scaler.options().init_scale;

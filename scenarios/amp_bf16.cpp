@@ -4,6 +4,7 @@
 // gradients do not underflow and no loss scaling is needed. Runs on CPU or CUDA.
 #include "core/autocast.h"
 #include "core/device.h"
+#include "core/foreach_adam.h"
 #include "scenarios/common.h"
 #include "scenarios/registry.h"
 
@@ -14,7 +15,8 @@ ScenarioResult run_amp_bf16(const Workload& w, const RunConfig& c, const Scenari
   const auto device = resolve_device(c.device);
   auto model = w.make_model();
   model->to(device);  // parameters stay fp32: autocast casts inside the ops
-  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(c.lr));
+  auto adam = make_reference_adam(model->parameters(), c.lr, device, c.adam);  // as torch.optim.Adam picks
+  auto& optimizer = *adam;
   RunLoaders loaders(w, c);
   reset_peak_memory(device);
   auto forward = [&](const Batch& b) {
@@ -30,7 +32,9 @@ ScenarioResult run_amp_bf16(const Workload& w, const RunConfig& c, const Scenari
   };
   auto loop = run_fine_tuning(model, loaders.refs(), loop_options(c, "amp_bf16", device), step, ctx.callbacks,
                               forward);
-  return result_from_loop("amp_bf16", loop, device, "bf16-mixed");
+  auto r = result_from_loop("amp_bf16", loop, device, "bf16-mixed");
+  r.extra["adam"] = reference_adam_impl(device, c.adam);
+  return r;
 }
 
 }  // namespace

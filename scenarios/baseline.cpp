@@ -1,6 +1,8 @@
 // baseline: the reference's plain PyTorch loop (step 1 of the table).
-// fp32, torch::optim::Adam (lr from the config, no schedule), one process.
+// fp32, Adam (lr from the config, no schedule) implemented as PyTorch's
+// torch.optim.Adam picks (core/foreach_adam.h), one process.
 #include "core/device.h"
+#include "core/foreach_adam.h"
 #include "scenarios/common.h"
 #include "scenarios/registry.h"
 
@@ -11,12 +13,15 @@ ScenarioResult run_baseline(const Workload& w, const RunConfig& c, const Scenari
   const auto device = resolve_device(c.device);
   auto model = w.make_model();
   model->to(device);
-  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(c.lr));
+  auto adam = make_reference_adam(model->parameters(), c.lr, device, c.adam);  // as torch.optim.Adam picks
+  auto& optimizer = *adam;
   RunLoaders loaders(w, c);
   reset_peak_memory(device);
   auto step = [&](const Batch& b) { return train_step(model, optimizer, b); };
   auto loop = run_fine_tuning(model, loaders.refs(), loop_options(c, "baseline", device), step, ctx.callbacks);
-  return result_from_loop("baseline", loop, device, "fp32");
+  auto r = result_from_loop("baseline", loop, device, "fp32");
+  r.extra["adam"] = reference_adam_impl(device, c.adam);
+  return r;
 }
 
 }  // namespace

@@ -121,6 +121,7 @@ ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const Sc
   fill_distributed(r, dp, *comm, loop);
   r.skipped_steps = static_cast<int64_t>(skipped.item<float>());
   if (scaler) r.extra["loss_scale_final"] = scaler->scale_value();
+  r.extra["adam"] = "fused, on the flat bucket buffers";
   return r;
 }
 

@@ -1,11 +1,12 @@
 // trainer: the reference's Lightning Trainer run (step 2 of the table) on the
 // core Trainer: ModelCheckpoint(monitor="val_acc", mode="max", save_top_k=1)
 // restored for the test pass, CSVLogger, deterministic=True with
-// seed_everything. Model, data, optimizer (torch::optim::Adam, lr from the
+// seed_everything. Model, data, optimizer (Adam as baseline's, lr from the
 // config) and step are baseline's, so the difference is the Trainer.
 #include <optional>
 
 #include "core/device.h"
+#include "core/foreach_adam.h"
 #include "core/trainer.h"
 #include "scenarios/common.h"
 #include "scenarios/registry.h"
@@ -29,7 +30,8 @@ DeterministicCost probe_deterministic_cost(const Workload& w, const RunConfig& c
   auto model = w.make_model();
   model->to(device);
   model->train();
-  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(c.lr));
+  auto adam = make_reference_adam(model->parameters(), c.lr, device, c.adam);  // as torch.optim.Adam picks
+  auto& optimizer = *adam;
   const auto b = to_device(*batch, device);
   return measure_deterministic_cost([&](const Batch& x) { return train_step(model, optimizer, x); }, b, device,
                                     w.seed);
@@ -41,7 +43,8 @@ ScenarioResult run_trainer(const Workload& w, const RunConfig& c, const Scenario
 
   auto model = w.make_model();
   model->to(device);
-  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(c.lr));
+  auto adam = make_reference_adam(model->parameters(), c.lr, device, c.adam);  // as torch.optim.Adam picks
+  auto& optimizer = *adam;
   RunLoaders loaders(w, c);
 
   // Checkpoints and logs go below the report folder; without one (tests, the
@@ -64,6 +67,7 @@ ScenarioResult run_trainer(const Workload& w, const RunConfig& c, const Scenario
   const auto fit = trainer.fit(model, loaders.refs(), step);
 
   auto r = result_from_loop("trainer", fit.loop, device, "fp32");
+  r.extra["adam"] = reference_adam_impl(device, c.adam);
   r.checkpoint_epoch = fit.checkpoint_epoch;
   r.extra["deterministic"] = fit.deterministic;
   r.extra["best_val_acc"] = fit.best_val_acc;

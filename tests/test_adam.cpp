@@ -3,6 +3,8 @@
 #include <torch/torch.h>
 
 #include "core/adam.h"
+#include "core/errors.h"
+#include "core/foreach_adam.h"
 #include "core/model.h"
 
 namespace {
@@ -72,4 +74,37 @@ TEST_CASE("FusedAdam skips the step when found_inf is set, and does not count it
   for (std::size_t i = 0; i < params.size(); ++i) moved |= !torch::equal(params[i], before[i]);
   CHECK(moved);
   CHECK(opt.state_bytes() > 0);
+}
+
+TEST_CASE("ForeachAdam (torch.optim.Adam's default on CUDA) matches torch::optim::Adam step for step") {
+  torch::manual_seed(0);
+  ftb::DistilBertForSequenceClassification a(tiny());
+  torch::manual_seed(0);
+  ftb::DistilBertForSequenceClassification b(tiny());
+  torch::optim::Adam ref(a->parameters(), torch::optim::AdamOptions(1e-3));
+  auto foreach = ftb::make_reference_adam(b->parameters(), 1e-3, torch::kCPU, "foreach");
+  CHECK(dynamic_cast<ftb::ForeachAdam*>(foreach.get()) != nullptr);
+  for (int step = 0; step < 5; ++step) {
+    ref.zero_grad();
+    loss_backward(a, step);
+    ref.step();
+    foreach->zero_grad();
+    loss_backward(b, step);
+    foreach->step();
+  }
+  auto pa = a->parameters(), pb = b->parameters();
+  double worst = 0, moved = 0;
+  torch::manual_seed(0);
+  ftb::DistilBertForSequenceClassification init(tiny());
+  auto p0 = init->parameters();
+  for (std::size_t i = 0; i < pa.size(); ++i) {
+    worst = std::max(worst, (pa[i] - pb[i]).abs().max().item<double>());
+    moved = std::max(moved, (pa[i] - p0[i]).abs().max().item<double>());
+  }
+  CHECK(worst < 1e-6);
+  CHECK(moved > 1e-3);  // the parameters did move
+  // PyTorch's pick: foreach on CUDA, the loop on the CPU.
+  CHECK(ftb::reference_adam_impl(torch::kCPU, "auto") == "loop");
+  CHECK(ftb::reference_adam_impl(torch::Device(torch::kCUDA, 0), "auto") == "foreach");
+  CHECK_THROWS_AS(ftb::reference_adam_impl(torch::kCPU, "sgd"), ftb::InputError);
 }
