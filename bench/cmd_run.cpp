@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <thread>
 
 #include "bench/commands.h"
@@ -26,11 +27,13 @@
 namespace ftb {
 namespace {
 
+constexpr int kUnset = std::numeric_limits<int>::min();  // a flag not given
+
 struct RunArgs {
   std::string preset = "smoke";
   std::string scenarios, model, data, out, device;
   int repeats = 0;
-  int world_size = -1;
+  int world_size = kUnset;
   std::vector<std::string> overrides;
 };
 
@@ -49,7 +52,7 @@ RunConfig resolve_config(const RunArgs& a) {
   if (!a.data.empty()) apply_override(c, "data=" + a.data);
   if (!a.device.empty()) apply_override(c, "device=" + a.device);
   if (a.repeats != 0) apply_override(c, "repeats=" + std::to_string(a.repeats));
-  if (a.world_size >= 0) apply_override(c, "world_size=" + std::to_string(a.world_size));
+  if (a.world_size != kUnset) apply_override(c, "world_size=" + std::to_string(a.world_size));
   for (const auto& o : a.overrides) apply_override(c, o);
   validate(c);
   return c;

@@ -25,7 +25,8 @@ case "$case_name" in
   unknown_scenario) expect_error 2 --scenarios "$ftbench" run --scenarios nope --out "$tmp/o" ;;
   unknown_preset) expect_error 2 --preset "$ftbench" run --preset nope --out "$tmp/o" ;;
   unknown_key) expect_error 2 frobnicate "$ftbench" run --out "$tmp/o" frobnicate=1 ;;
-  bad_value) expect_error 2 epochs "$ftbench" run --out "$tmp/o" epochs=abc ;;
+  bad_value) expect_error 2 epochs "$ftbench" run --out "$tmp/o" epochs=abc
+    expect_error 2 world_size "$ftbench" run --out "$tmp/o" --world-size -2 ;;
   bad_flag) expect_error 2 --bogus "$ftbench" run --bogus ;;
   missing_safetensors)
     model_copy; rm "$tmp/m/model.safetensors"
@@ -159,6 +160,7 @@ PY
     wait $parent; rc=$?; took=$((SECONDS - killed_at))
     [ "$rc" != 0 ] || fail "exit 0 after a rank was killed"
     [ "$took" -le 60 ] || fail "took ${took}s to stop"
+    echo "stopped ${took}s after the kill"
     grep -q "rank 1 .*signal 9" "$tmp/err" || fail "stderr does not name the rank and signal: $(tail -3 "$tmp/err")"
     sleep 0.5
     if pgrep -f -- "$tmp/o" >/dev/null; then pgrep -af -- "$tmp/o" >&2; pkill -9 -f -- "$tmp/o"; fail "processes left behind"; fi

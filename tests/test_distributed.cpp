@@ -96,7 +96,7 @@ double max_abs_diff(const std::vector<torch::Tensor>& a, const std::vector<torch
 struct RankOutcome {
   std::vector<torch::Tensor> params;
   int64_t optimizer_state_bytes = 0, grad_bytes = 0;
-  std::size_t buckets = 0;
+  std::size_t buckets = 0, issued_in_backward = 0;
   std::string fallback;
 };
 
@@ -126,6 +126,7 @@ RankOutcome train_parallel(ftb::dist::Sharding sharding, int world, int64_t buck
       out.optimizer_state_bytes = dp.optimizer_state_bytes();
       out.grad_bytes = dp.gradient_bytes();
       out.buckets = dp.bucket_count();
+      out.issued_in_backward = dp.buckets_issued_in_backward();
       out.fallback = comm->fallback();
     }
   });
@@ -153,6 +154,9 @@ TEST_CASE("ddp: 2 ranks with batch b match one process with batch 2b, step for s
   const auto single = train_single(2 * kPerRank);
   const auto ddp = train_parallel(ftb::dist::Sharding::none, 2, kSmallBuckets);
   CHECK(ddp.buckets > 3);
+  // Every bucket's all-reduce was issued by the hooks while backward ran (the
+  // overlap), none left for finish_gradient_sync.
+  CHECK(ddp.issued_in_backward == ddp.buckets);
   CHECK(max_abs_diff(ddp.params, single) < 1e-5);
   // ... and the parameters moved (the comparison is not of two untouched models)
   auto untouched = make_model();
@@ -173,6 +177,7 @@ TEST_CASE("sharded and zero2 match ddp; optimizer state (and zero2's gradients) 
   CHECK(zero1.optimizer_state_bytes == doctest::Approx(half_state).epsilon(0.01));
   CHECK(zero2.optimizer_state_bytes == doctest::Approx(half_state).epsilon(0.01));
   CHECK(zero1.grad_bytes == ddp.grad_bytes);  // ZeRO-1 keeps full gradients
+  CHECK(zero2.issued_in_backward == zero2.buckets);
   CHECK(zero2.grad_bytes == doctest::Approx(ddp.grad_bytes / 2.0).epsilon(0.01));
 }
 

@@ -55,7 +55,8 @@ struct DataParallel::Bucket {
 DataParallel::DataParallel(std::vector<torch::Tensor> params, std::shared_ptr<Communicator> comm,
                            DataParallelOptions options)
     : params_(std::move(params)), comm_(std::move(comm)), options_(options) {
-  if (options_.bucket_cap_bytes <= 0) throw std::invalid_argument("DataParallel: bucket_cap_bytes must be > 0");
+  if (options_.bucket_cap_bytes <= 0 || options_.first_bucket_cap_bytes <= 0)
+    throw std::invalid_argument("DataParallel: bucket caps must be > 0");
   torch::NoGradGuard no_grad;
   const int64_t world = comm_->size(), rank = comm_->rank();
   // Buckets over the parameters in reverse registration order.
@@ -65,8 +66,9 @@ DataParallel::DataParallel(std::vector<torch::Tensor> params, std::shared_ptr<Co
     if (p.scalar_type() != torch::kFloat)
       throw std::invalid_argument("DataParallel: parameters must be float32 (autocast keeps them so)");
     const int64_t bytes = p.numel() * 4;
-    if (buckets_.empty() || (buckets_.back()->numel * 4 + bytes > options_.bucket_cap_bytes &&
-                             !buckets_.back()->params.empty()))
+    const int64_t cap = buckets_.size() <= 1 ? std::min(options_.first_bucket_cap_bytes, options_.bucket_cap_bytes)
+                                             : options_.bucket_cap_bytes;
+    if (buckets_.empty() || (buckets_.back()->numel * 4 + bytes > cap && !buckets_.back()->params.empty()))
       buckets_.push_back(std::make_unique<Bucket>());
     auto& b = *buckets_.back();
     b.params.push_back(k);
@@ -127,6 +129,7 @@ void DataParallel::zero_grad() {
     if (b->flat_grads.defined()) b->flat_grads.zero_();
     b->ready = 0;
   }
+  issued_in_backward_ = 0;
   if (options_.sharding == Sharding::gradients)
     for (auto& p : params_) p.mutable_grad() = torch::Tensor();
   next_launch_ = 0;
@@ -136,8 +139,10 @@ void DataParallel::on_grad_ready(std::size_t param) {
   auto& b = *buckets_[bucket_of_[param]];
   ++b.ready;
   // Issue in bucket order only: every rank must issue the same sequence.
-  while (next_launch_ < buckets_.size() && buckets_[next_launch_]->ready == buckets_[next_launch_]->params.size())
+  while (next_launch_ < buckets_.size() && buckets_[next_launch_]->ready == buckets_[next_launch_]->params.size()) {
     launch(next_launch_++);
+    ++issued_in_backward_;
+  }
 }
 
 void DataParallel::launch(std::size_t index) {

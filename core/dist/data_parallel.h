@@ -7,7 +7,8 @@
 //
 // Layout (one code path for all three): parameters are packed, in reverse
 // registration order (the order backward produces their gradients, as
-// DDP's reducer assumes), into buckets of at most bucket_cap bytes. Each
+// DDP's reducer assumes), into buckets of at most bucket_cap bytes (the
+// first one 1 MiB, as DDP's). Each
 // bucket is one flat buffer, padded to a multiple of the world size, and the
 // model's parameters become views into it; rank r owns chunk r of every
 // bucket. For ddp/sharded the gradients are views into a flat gradient buffer
@@ -38,6 +39,10 @@ std::string to_string(Sharding s);
 struct DataParallelOptions {
   Sharding sharding = Sharding::none;
   int64_t bucket_cap_bytes = 25 * 1024 * 1024;  // PyTorch DDP's bucket_cap_mb = 25
+  // The first bucket (the last layers, whose gradients backward produces
+  // first) is capped lower so communication starts early, as DDP's
+  // _DEFAULT_FIRST_BUCKET_BYTES = 1 MiB.
+  int64_t first_bucket_cap_bytes = 1024 * 1024;
   double lr = 5e-5;                              // Adam, as the reference (no weight decay)
 };
 
@@ -74,6 +79,9 @@ class DataParallel {
   int64_t optimizer_state_bytes() const { return adam_ ? adam_->state_bytes() : 0; }
   int64_t gradient_bytes() const;  // gradient storage this rank keeps between steps
   int64_t staging_bytes() const;   // zero2: bucket copies in flight during backward (at most 2)
+  // Buckets whose collective the hooks issued while backward was running, in
+  // the last step (the rest were issued by finish_gradient_sync).
+  std::size_t buckets_issued_in_backward() const { return issued_in_backward_; }
 
  private:
   struct Bucket;
@@ -88,6 +96,7 @@ class DataParallel {
   std::vector<std::size_t> bucket_of_;  // param index -> bucket
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;  // keep the hooked nodes alive
   std::size_t next_launch_ = 0;         // buckets are issued strictly in order
+  std::size_t issued_in_backward_ = 0;
   std::unique_ptr<FusedAdam> adam_;
   int64_t max_staging_ = 0;
 };
