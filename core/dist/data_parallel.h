@@ -8,10 +8,9 @@
 // Layout (one code path for all three): parameters are packed, in reverse
 // registration order (the order backward produces their gradients, as
 // DDP's reducer assumes), into buckets of at most bucket_cap bytes (the
-// first one 1 MiB, as DDP's). Each
-// bucket is one flat buffer, padded to a multiple of the world size, and the
-// model's parameters become views into it; rank r owns chunk r of every
-// bucket. For ddp/sharded the gradients are views into a flat gradient buffer
+// first one 1 MiB, as DDP's). Each bucket is one flat buffer, padded to a
+// multiple of the world size, and the model's parameters become views into
+// it; rank r owns chunk r of every bucket. For ddp/sharded the gradients are views into a flat gradient buffer
 // too (DDP's gradient_as_bucket_view), so all-reduce runs in place.
 //
 // Overlap: an autograd post-hook on each parameter's gradient accumulator
