@@ -20,7 +20,9 @@ Command add_list_command(CLI::App& app) {
             for (const auto& s : scenario_registry()) {
               std::string why = s.unavailable ? s.unavailable(c) : "";
               std::string name = s.name;
-              for (const auto& a : s.aliases) name += " (alias: " + a + ")";
+              for (std::size_t i = 0; i < s.aliases.size(); ++i)
+                name += (i == 0 ? (s.aliases.size() > 1 ? " (aliases: " : " (alias: ") : ", ") + s.aliases[i] +
+                        (i + 1 == s.aliases.size() ? ")" : "");
               rows.push_back({name, s.technique, why.empty() ? "yes" : "no: " + why});
             }
             print_table(rows);
