@@ -70,6 +70,24 @@ int auto_world_size(const torch::Device& device) {
   return std::min(2, cores());
 }
 
+constexpr int64_t kPeakSizeCpu = 2048, kPeakSizeCuda = 8192;  // 2048 leaves launch overhead in a GPU's figure
+
+// MFU is reported against peaks measured here, per precision (a GPU or CPU we
+// have no table for is measured, never guessed). TF32 stays off for fp32. On
+// CUDA, mixed-precision rows are measured against the bf16/fp16 peak. On a
+// CPU they are against the fp32 peak: a bare bf16 matmul on an AVX2 CPU has
+// no fast kernel (we measured ~1 GFLOP/s), while autocast's linear layers do
+// better, so a bf16 "peak" would give MFU above 100 %.
+std::map<std::string, double> measure_peaks_on(const torch::Device& device) {
+  const int64_t n = device.is_cuda() ? kPeakSizeCuda : kPeakSizeCpu;
+  std::map<std::string, double> peaks{{"fp32", measure_matmul_tflops(device, torch::kFloat32, n)}};
+  if (device.is_cuda()) {
+    peaks["bf16-mixed"] = measure_matmul_tflops(device, torch::kBFloat16, n);
+    peaks["fp16-mixed"] = measure_matmul_tflops(device, torch::kFloat16, n);
+  }
+  return peaks;
+}
+
 int run(const RunArgs& args) {
   RunConfig config = resolve_config(args);
   const DistEnv env = dist_env_from_environment();
@@ -119,29 +137,24 @@ int run(const RunArgs& args) {
               << workload.tokenizer->vocab_size() << ", " << workload.prep_time_s << " s\n";
 
   Report report;
-  report.environment = capture_environment();
-  // MFU is reported against peaks measured here, per precision (a GPU or CPU
-  // we have no table for is measured, never guessed). TF32 stays off for fp32.
-  // On a GPU the matmul grows to 8192 (2048 leaves launch overhead in the figure).
-  const int64_t peak_n = device.is_cuda() ? 8192 : 2048;
-  const double peak = measure_matmul_tflops(device, torch::kFloat32, peak_n);
-  // On CUDA, mixed-precision rows are measured against the bf16/fp16 peak.
-  // On CPU they are against the fp32 peak: a bare bf16 matmul on an AVX2 CPU
-  // has no fast kernel (we measured ~1 GFLOP/s), while autocast's linear
-  // layers do better, so a bf16 "peak" would give MFU above 100 %.
-  std::map<std::string, double> peaks{{"fp32", peak}};
-  if (device.is_cuda()) {
-    peaks["bf16-mixed"] = measure_matmul_tflops(device, torch::kBFloat16, peak_n);
-    peaks["fp16-mixed"] = measure_matmul_tflops(device, torch::kFloat16, peak_n);
-  }
-  report.environment["peak_matmul_tflops"] = {
-      {"by_precision", peaks}, {"device", device.str()}, {"threads", threads},
-      {"method", "best of 5 square matmuls per dtype, size grown to " + std::to_string(peak_n) +
-                     " while one takes < 50 ms"}};
+  // Ranks other than 0 of an outside launcher report nothing: no environment,
+  // no peak (several ranks measuring at once on one GPU or on shared cores
+  // would measure each other).
+  if (!quiet) report.environment = capture_environment();
+  std::map<std::string, double> peaks;
+  auto measure_peaks = [&] {
+    peaks = measure_peaks_on(device);
+    report.environment["peak_matmul_tflops"] = {
+        {"by_precision", peaks}, {"device", device.str()}, {"threads", threads},
+        {"method", "best of 5 square matmuls per dtype, size grown to " +
+                       std::to_string(device.is_cuda() ? kPeakSizeCuda : kPeakSizeCpu) + " while one takes < 50 ms"}};
+    std::cerr << "measured fp32 matmul peak on " << device.str() << " (" << threads
+              << " threads): " << peaks["fp32"] << " TFLOP/s\n";
+  };
+  if (!quiet) measure_peaks();
   report.config = to_json(config);
   report.config["workload"] = workload.describe();
   report.config["out"] = out_dir;
-  if (!quiet) std::cerr << "measured fp32 matmul peak on " << device.str() << ": " << peak << " TFLOP/s\n";
 
   // Under an outside launcher every rank runs the distributed scenarios
   // together first; then the other ranks are done and rank 0 runs the
@@ -157,11 +170,20 @@ int run(const RunArgs& args) {
   bool any_failed = false;
   std::map<std::string, ScenarioResult> done;
   for (const ScenarioInfo* info : order) {
-    if (env.launched && !info->distributed && threads != total_threads) threads = configure_threads(config.threads);
+    if (env.launched && !info->distributed && threads != total_threads) {
+      // Alone now (the other ranks are done): every core, and a CPU peak to match.
+      threads = configure_threads(config.threads);
+      if (!device.is_cuda()) measure_peaks();
+    }
     ScenarioContext ctx;
     if (!quiet) ctx.callbacks = {&progress};
-    ctx.peak_tflops = peak;
-    ctx.peak_tflops_by_precision = peaks;
+    // Ranks of an outside launcher on CPUs: rank 0 measured its share of the
+    // cores, and the row's denominator is every rank's share.
+    auto row_peaks = peaks;
+    if (env.launched && info->distributed && !device.is_cuda())
+      for (auto& [precision, tflops] : row_peaks) tflops *= env.world_size;
+    ctx.peak_tflops = row_peaks["fp32"];
+    ctx.peak_tflops_by_precision = row_peaks;
     ctx.out_dir = out_dir;
     // Distributed rows with world_size > 1 run as ranks of this executable.
     ScenarioInfo launched = *info;
@@ -179,14 +201,18 @@ int run(const RunArgs& args) {
       any_failed = true;
     }
     done[r.scenario] = std::move(r);
-    if (quiet) continue;
+    // Under a launcher a failed rank leaves its peers waiting in a collective:
+    // stop (after rank 0 wrote what it has), so the launcher sees it and stops
+    // them all.
+    if (quiet) {
+      if (any_failed) return 1;
+      continue;
+    }
     // The report keeps the order asked for, whatever order the rows ran in.
     report.results.clear();
     for (const auto* s : selected)
       if (auto it = done.find(s->name); it != done.end()) report.results.push_back(it->second);
     write_run_outputs(out_dir, report);
-    // Under a launcher a failed rank leaves its peers waiting in a collective:
-    // stop, so the launcher sees it and stops them all.
     if (any_failed && env.launched) return 1;
   }
   if (any_failed && env.launched) return 1;

@@ -11,6 +11,10 @@
 
 namespace ftb {
 
+int cuda_device_count() {
+  return cuda_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
+}
+
 bool cuda_available() { return torch::cuda::is_available(); }
 
 torch::Device resolve_device(const std::string& spec) {

@@ -12,6 +12,7 @@ namespace ftb {
 // Unknown or unavailable -> InputError naming --device.
 torch::Device resolve_device(const std::string& spec);
 bool cuda_available();
+int cuda_device_count();  // 0 without CUDA
 // Blocks until queued work on `device` is done (no-op on CPU, where ops are
 // synchronous): every timed region ends with it.
 void synchronize(const torch::Device& device);

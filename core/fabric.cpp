@@ -33,7 +33,7 @@ void Fabric::launch(const DistEnv& env) {
   const std::string acc = options_.accelerator;
   if (acc == "cpu") device_ = torch::kCPU;
   else if (acc == "cuda" || (acc == "auto" && cuda_available()))
-    device_ = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank));
+    device_ = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank % std::max(1, cuda_device_count())));
   else if (acc == "auto") device_ = torch::kCPU;
   else input_error("accelerator", "unknown accelerator \"" + acc + "\" (auto, cpu, cuda)");
   if (options_.precision == "16-mixed" && !device_.is_cuda())

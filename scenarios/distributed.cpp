@@ -1,5 +1,6 @@
 #include "scenarios/distributed.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/autocast.h"
@@ -20,8 +21,12 @@ DistEnv rank_env() {
 torch::Device rank_device(const RunConfig& c, const DistEnv& env) {
   const auto d = resolve_device(c.device);
   if (!d.is_cuda()) return d;
-  // One GPU per rank; a single process keeps the device it was given.
-  return env.world_size > 1 ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank)) : d;
+  // One GPU per rank; a single process keeps the device it was given. Modulo
+  // the visible count: a launcher that gives each rank its own GPU
+  // (SLURM --gpus-per-task=1) leaves it only device 0.
+  if (env.world_size == 1) return d;
+  const int visible = std::max(1, cuda_device_count());
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank % visible));
 }
 
 std::string resolve_precision(const std::string& setting, const torch::Device& device, const std::string& cpu_auto) {
@@ -34,11 +39,13 @@ std::string distributed_unavailable(const RunConfig& c, const std::string& preci
   const auto device = resolve_device(c.device);
   std::string why;
   if (dist::backend_for(device, &why).empty()) return why;
-#ifdef FTB_WITH_CUDA
-  if (device.is_cuda() && c.world_size > static_cast<int>(torch::cuda::device_count()))
-    return "needs " + std::to_string(c.world_size) + " GPUs (one per rank, world_size=" +
-           std::to_string(c.world_size) + "), this machine has " + std::to_string(torch::cuda::device_count());
-#endif
+  // One GPU per rank of this machine: under a launcher the ranks on this node
+  // (several nodes bring their own GPUs), else all of them.
+  const DistEnv env = dist_env_from_environment();
+  const int local_ranks = env.launched ? env.local_world_size : c.world_size;
+  if (device.is_cuda() && local_ranks > cuda_device_count() && !(env.launched && cuda_device_count() == 1))
+    return "needs " + std::to_string(local_ranks) + " GPUs on this machine (one per rank), it has " +
+           std::to_string(cuda_device_count());
   if (resolve_precision(precision_setting, device, cpu_auto) == "16-mixed" && !device.is_cuda())
     return "16-mixed (fp16 autocast + loss scaling) needs CUDA; on the CPU use bf16-mixed or 32";
   return "";

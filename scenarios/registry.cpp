@@ -1,5 +1,7 @@
 #include "scenarios/registry.h"
 
+#include <algorithm>
+
 #include "core/errors.h"
 
 namespace ftb {
@@ -43,7 +45,9 @@ std::vector<const ScenarioInfo*> select_scenarios(const std::vector<std::string>
       for (const auto& r : scenario_registry()) known += (known.empty() ? "" : ", ") + r.name;
       input_error("--scenarios", "unknown scenario \"" + n + "\" (" + known + ")");
     }
-    out.push_back(s);
+    // Once each: "sharded,zero1" names one scenario (and two runs of one
+    // distributed scenario would share its rendezvous keys).
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
   }
   return out;
 }

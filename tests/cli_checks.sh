@@ -198,6 +198,24 @@ assert rows["ddp"]["status"] == "ok" and rows["ddp"]["world_size"] == 2
 assert rows["baseline"]["status"] == "ok" and rows["baseline"]["world_size"] == 1
 PY
     ;;
+  dist_torchrun)
+    # The real torchrun (from the torch wheel in .venv) as the outside launcher:
+    # its agent serves the store, ftbench's ranks join as clients.
+    torchrun="$fixtures/../../.venv/bin/torchrun"
+    if [ ! -x "$torchrun" ]; then echo "skipped: no $torchrun (LibTorch not from the wheel)"; exit 0; fi
+    port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+    timeout 300 "$torchrun" --nnodes 1 --nproc-per-node 2 --master-addr 127.0.0.1 --master-port "$port" --no-python \
+      "$ftbench" run --scenarios baseline,zero2 --device cpu --out "$tmp/o" "${tiny[@]}" >"$tmp/out" 2>"$tmp/err" ||
+      fail "torchrun run failed: $(grep -v ' step ' "$tmp/err" | tail -5)"
+    python3 - "$tmp/o/report.json" <<'PY' || fail "the report under torchrun is wrong"
+import json, sys
+r = json.load(open(sys.argv[1]))
+rows = {x["scenario"]: x for x in r["results"]}
+assert list(rows) == ["baseline", "zero2"], list(rows)
+assert rows["zero2"]["status"] == "ok" and rows["zero2"]["world_size"] == 2, rows["zero2"]
+assert rows["zero2"]["distributed"]["backend"] == "gloo"
+PY
+    ;;
   *) fail "unknown case" ;;
 esac
 echo "ok [$case_name]"

@@ -39,11 +39,15 @@ c10::intrusive_ptr<c10d::Store> shared_store(const DistEnv& env, std::chrono::mi
     std::lock_guard<std::mutex> lock(mu);
     if (auto it = stores.find(key); it != stores.end() && env.master_port != 0) return it->second;
   }
+  // torchrun's agent already serves a store on MASTER_PORT and tells its
+  // workers so: every rank is then a client (as torch.distributed does).
+  const char* agent = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
+  const bool agent_store = agent && std::string(agent) == "True";
   c10d::TCPStoreOptions so;
   so.port = static_cast<uint16_t>(env.master_port);
-  so.isServer = env.rank == 0;
+  so.isServer = env.rank == 0 && !agent_store;
   so.numWorkers = static_cast<std::size_t>(env.world_size);
-  so.waitWorkers = true;
+  so.waitWorkers = !agent_store;
   so.timeout = timeout;
   c10::intrusive_ptr<c10d::Store> store;
   try {
@@ -57,6 +61,10 @@ c10::intrusive_ptr<c10d::Store> shared_store(const DistEnv& env, std::chrono::mi
                                      " is already in use (set MASTER_PORT to a free port)");
     throw std::runtime_error("rendezvous at " + where + " (rank " + std::to_string(env.rank) + " of " +
                              std::to_string(env.world_size) + ") failed: " + what);
+  }
+  if (agent_store) {  // torchrun's key space for this attempt of the job
+    const char* attempt = std::getenv("TORCHELASTIC_RESTART_COUNT");
+    store = c10::make_intrusive<c10d::PrefixStore>(std::string("/worker/attempt_") + (attempt ? attempt : "0"), store);
   }
   std::lock_guard<std::mutex> lock(mu);
   if (env.master_port != 0) stores[key] = store;  // port 0 (a world of one): a new store each time
