@@ -17,6 +17,10 @@ int cuda_device_count() {
 
 bool cuda_available() { return torch::cuda::is_available(); }
 
+torch::Device cuda_device_of_rank(int local_rank) {
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local_rank % std::max(1, cuda_device_count())));
+}
+
 torch::Device resolve_device(const std::string& spec) {
   if (spec == "auto") return cuda_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
   if (spec == "cpu") return torch::Device(torch::kCPU);

@@ -13,6 +13,10 @@ namespace ftb {
 torch::Device resolve_device(const std::string& spec);
 bool cuda_available();
 int cuda_device_count();  // 0 without CUDA
+// One GPU per rank of a machine: cuda:(local_rank mod the visible GPUs), so a
+// launcher that gives each rank its own GPU (SLURM --gpus-per-task=1) leaves
+// every rank device 0.
+torch::Device cuda_device_of_rank(int local_rank);
 // Blocks until queued work on `device` is done (no-op on CPU, where ops are
 // synchronous): every timed region ends with it.
 void synchronize(const torch::Device& device);

@@ -147,4 +147,12 @@ DistEnv dist_env_from_environment() {
   return dist_env_from([](const char* name) -> const char* { return std::getenv(name); });
 }
 
+DistEnv dist_env_or_world_of_one() {
+  DistEnv env = dist_env_from_environment();
+  if (env.launched) return env;
+  DistEnv one;
+  one.master_port = 0;
+  return one;
+}
+
 }  // namespace ftb

@@ -39,5 +39,9 @@ DistEnv dist_env_from(const std::function<const char*(const char*)>& getenv_fn);
 
 // dist_env_from(std::getenv).
 DistEnv dist_env_from_environment();
+// The launcher's variables, or, when none are set, a world of one whose store
+// picks a free port (master_port 0): how a process that may or may not be a
+// rank joins a process group.
+DistEnv dist_env_or_world_of_one();
 
 }  // namespace ftb

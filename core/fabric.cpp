@@ -9,22 +9,17 @@
 namespace ftb {
 
 Fabric::Fabric(FabricOptions options) : options_(std::move(options)) {
-  const auto& p = options_.precision;
-  if (p != "32" && p != "bf16-mixed" && p != "16-mixed")
-    input_error("precision", "unknown precision \"" + p + "\" (32, bf16-mixed, 16-mixed)");
+  try {
+    precision_label(options_.precision);  // the one list of precision names
+  } catch (const std::invalid_argument& e) {
+    input_error("precision", e.what());
+  }
   dist::sharding_from_string(options_.strategy);  // validates
 }
 
 Fabric::~Fabric() = default;
 
-void Fabric::launch() {
-  DistEnv env = dist_env_from_environment();
-  if (!env.launched) {
-    env = DistEnv{};
-    env.master_port = 0;  // a world of one: the store picks a free port
-  }
-  launch(env);
-}
+void Fabric::launch() { launch(dist_env_or_world_of_one()); }
 
 void Fabric::launch(const DistEnv& env) {
   if (options_.devices > 0 && options_.devices != env.world_size)
@@ -33,7 +28,7 @@ void Fabric::launch(const DistEnv& env) {
   const std::string acc = options_.accelerator;
   if (acc == "cpu") device_ = torch::kCPU;
   else if (acc == "cuda" || (acc == "auto" && cuda_available()))
-    device_ = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank % std::max(1, cuda_device_count())));
+    device_ = cuda_device_of_rank(env.local_rank);
   else if (acc == "auto") device_ = torch::kCPU;
   else input_error("accelerator", "unknown accelerator \"" + acc + "\" (auto, cpu, cuda)");
   if (options_.precision == "16-mixed" && !device_.is_cuda())
@@ -82,11 +77,7 @@ void Fabric::backward(const torch::Tensor& loss) {
   dp_->finish_gradient_sync();
 }
 
-void Fabric::all_reduce_sum(torch::Tensor& t) {
-  auto on_device = t.to(device_);
-  comm().run(comm().all_reduce_sum(on_device));
-  t.copy_(on_device);
-}
+void Fabric::all_reduce_sum(torch::Tensor& t) { comm().sum_in_place(t); }
 
 void FabricOptimizer::zero_grad() { fabric_.strategy().zero_grad(); }
 

@@ -15,10 +15,7 @@ LoopOptions loop_options(const RunConfig& c, const std::string& scenario, const 
   return o;
 }
 
-RunLoaders::RunLoaders(const Workload& w, const RunConfig& c)
-    : train(w.train, w.train_loader_options(c)),
-      val(w.val, w.eval_loader_options(c)),
-      test(w.test, w.eval_loader_options(c)) {}
+RunLoaders::RunLoaders(const Workload& w, const RunConfig& c) : RunLoaders(w, c, 0, 1) {}
 
 namespace {
 LoaderOptions sharded(LoaderOptions o, int rank, int world_size) {

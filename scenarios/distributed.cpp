@@ -9,24 +9,11 @@
 
 namespace ftb {
 
-DistEnv rank_env() {
-  DistEnv env = dist_env_from_environment();
-  if (!env.launched) {
-    env = DistEnv{};
-    env.master_port = 0;  // a world of one: the store picks a free port
-  }
-  return env;
-}
-
 torch::Device rank_device(const RunConfig& c, const DistEnv& env) {
   const auto d = resolve_device(c.device);
   if (!d.is_cuda()) return d;
-  // One GPU per rank; a single process keeps the device it was given. Modulo
-  // the visible count: a launcher that gives each rank its own GPU
-  // (SLURM --gpus-per-task=1) leaves it only device 0.
-  if (env.world_size == 1) return d;
-  const int visible = std::max(1, cuda_device_count());
-  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank % visible));
+  // One GPU per rank; a single process keeps the device it was given.
+  return env.world_size == 1 ? d : cuda_device_of_rank(env.local_rank);
 }
 
 std::string resolve_precision(const std::string& setting, const torch::Device& device, const std::string& cpu_auto) {
@@ -58,11 +45,7 @@ std::shared_ptr<dist::Communicator> join_group(const RunConfig& c, const DistEnv
 }
 
 SumAcrossRanks sum_over(dist::Communicator& comm) {
-  return [&comm](torch::Tensor& t) {
-    auto on_device = t.to(comm.device());
-    comm.run(comm.all_reduce_sum(on_device));
-    t.copy_(on_device);
-  };
+  return [&comm](torch::Tensor& t) { comm.sum_in_place(t); };
 }
 
 void fill_distributed(ScenarioResult& r, const dist::DataParallel& dp, dist::Communicator& comm,
@@ -79,6 +62,23 @@ void fill_distributed(ScenarioResult& r, const dist::DataParallel& dp, dist::Com
   d.per_rank_samples_per_s = loop.train_time_s > 0 ? loop.rank_train_samples / loop.train_time_s : 0;
   d.comm_fallback = comm.fallback();
   r.world_size = comm.size();
+}
+
+ScenarioInfo distributed_scenario(std::string name, std::string technique, std::vector<std::string> aliases,
+                                  std::string RunConfig::*precision, std::string cpu_auto, RankRun run) {
+  ScenarioInfo s;
+  s.name = std::move(name);
+  s.technique = std::move(technique);
+  s.aliases = std::move(aliases);
+  s.unavailable = [precision, cpu_auto](const RunConfig& c) { return distributed_unavailable(c, c.*precision, cpu_auto); };
+  s.run = [run](const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
+    return run(w, c, ctx, dist_env_or_world_of_one());
+  };
+  s.precision_of = [precision, cpu_auto](const RunConfig& c) {
+    return precision_label(resolve_precision(c.*precision, resolve_device(c.device), cpu_auto));
+  };
+  s.distributed = true;
+  return s;
 }
 
 ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const ScenarioContext& ctx,

@@ -4,8 +4,10 @@
 // technique.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/dist/communicator.h"
 #include "core/dist/data_parallel.h"
@@ -14,9 +16,6 @@
 
 namespace ftb {
 
-// The launcher's variables (ftbench --world-size N, torchrun, SLURM, mpirun),
-// or a world of one on a free port when none are set.
-DistEnv rank_env();
 // cuda:LOCAL_RANK on CUDA (one GPU per rank), else the CPU.
 torch::Device rank_device(const RunConfig& c, const DistEnv& env);
 // "auto" -> 16-mixed on CUDA (the reference's steps 5-7 keep step 3's fp16),
@@ -36,11 +35,19 @@ void fill_distributed(ScenarioResult& r, const dist::DataParallel& dp, dist::Com
 // The ddp / sharded / zero2 scenarios: the baseline loop with the gradients
 // synchronised (and the optimizer sharded) by dist::DataParallel, in the
 // precision of `dp_precision`.
-// env: this rank (rank_env() for the scenarios; tests pass their own to run
-// ranks as threads of one process).
+// env: this rank (dist_env_or_world_of_one() for the scenarios; tests pass
+// their own to run ranks as threads of one process).
 ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const ScenarioContext& ctx,
                                  dist::Sharding sharding, const DistEnv& env);
 // The fabric scenario's loop (scenarios/fabric.cpp), with the rank given.
 ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioContext& ctx, const DistEnv& env);
+
+// The registry entry of a distributed scenario: runs `run` as this process's
+// rank, skipped where distributed_unavailable says so; `precision` is the
+// config key holding its precision, whose "auto" is 16-mixed on CUDA and
+// `cpu_auto` on the CPU.
+using RankRun = std::function<ScenarioResult(const Workload&, const RunConfig&, const ScenarioContext&, const DistEnv&)>;
+ScenarioInfo distributed_scenario(std::string name, std::string technique, std::vector<std::string> aliases,
+                                  std::string RunConfig::*precision, std::string cpu_auto, RankRun run);
 
 }  // namespace ftb

@@ -59,18 +59,9 @@ ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioC
 }
 
 ScenarioInfo fabric_scenario() {
-  ScenarioInfo s;
-  s.name = "fabric";
-  s.technique = "Fabric-style API (launch, setup, backward) around a plain loop; zero2 + 16-mixed (the reference's step 7)";
-  s.unavailable = [](const RunConfig& c) { return distributed_unavailable(c, c.fabric_precision, "bf16-mixed"); };
-  s.run = [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
-    return run_fabric(w, c, ctx, rank_env());
-  };
-  s.precision_of = [](const RunConfig& c) {
-    return precision_label(resolve_precision(c.fabric_precision, resolve_device(c.device), "bf16-mixed"));
-  };
-  s.distributed = true;
-  return s;
+  return distributed_scenario(
+      "fabric", "Fabric-style API (launch, setup, backward) around a plain loop; zero2 + 16-mixed (the reference's step 7)",
+      {}, &RunConfig::fabric_precision, "bf16-mixed", run_fabric);
 }
 
 }  // namespace ftb

@@ -4,27 +4,18 @@
 // step the parameters are all-gathered. Where the backend has no
 // reduce-scatter the communicator emulates it and the report says so
 // (distributed.comm_fallback).
-#include "core/autocast.h"
-#include "core/device.h"
 #include "scenarios/distributed.h"
 #include "scenarios/registry.h"
 
 namespace ftb {
 
 ScenarioInfo zero2_scenario() {
-  ScenarioInfo s;
-  s.name = "zero2";
-  s.technique = "ZeRO-2: gradients reduce-scattered and optimizer state sharded (the reference's step 6)";
-  s.aliases = {"deepspeed_stage_2"};
-  s.unavailable = [](const RunConfig& c) { return distributed_unavailable(c, c.dp_precision, "32"); };
-  s.run = [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
-    return run_data_parallel(w, c, ctx, dist::Sharding::gradients, rank_env());
-  };
-  s.precision_of = [](const RunConfig& c) {
-    return precision_label(resolve_precision(c.dp_precision, resolve_device(c.device), "32"));
-  };
-  s.distributed = true;
-  return s;
+  return distributed_scenario(
+      "zero2", "ZeRO-2: gradients reduce-scattered and optimizer state sharded (the reference's step 6)",
+      {"deepspeed_stage_2"}, &RunConfig::dp_precision, "32",
+      [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx, const DistEnv& env) {
+        return run_data_parallel(w, c, ctx, dist::Sharding::gradients, env);
+      });
 }
 
 }  // namespace ftb

@@ -214,6 +214,12 @@ void Communicator::note_fallback(const std::string& what) {
   if (fallback_.find(what) == std::string::npos) fallback_ += (fallback_.empty() ? "" : "; ") + what;
 }
 
+void Communicator::sum_in_place(torch::Tensor& t) {
+  auto on_device = t.to(device_);
+  run(all_reduce_sum(on_device));
+  t.copy_(on_device);
+}
+
 void Communicator::barrier() {
   c10d::BarrierOptions o;
   if (device_.is_cuda()) o.device_ids = {device_.index()};

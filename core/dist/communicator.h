@@ -65,6 +65,9 @@ class Communicator {
   // out (n * size) = concatenation of every rank's in (n).
   Pending all_gather(torch::Tensor out, torch::Tensor in);
   void barrier();
+  // Sums t over the ranks in place, whatever its device (metrics): copied to
+  // this group's device and back.
+  void sum_in_place(torch::Tensor& t);
 
   void wait(Pending& p);                        // timed: adds to wait_s()
   void run(Pending p) { wait(p); }              // issue + wait in one line
