@@ -4,7 +4,7 @@
 
 #include "bench/commands.h"
 #include "bench/progress.h"
-#include "core/run_config.h"
+#include "core/train/run_config.h"
 #include "scenarios/registry.h"
 
 namespace ftb {

@@ -5,9 +5,9 @@
 
 #include "bench/commands.h"
 #include "bench/jsonl.h"
-#include "core/checkpoint.h"
-#include "core/device.h"
-#include "core/tokenizer.h"
+#include "core/model/checkpoint.h"
+#include "core/train/device.h"
+#include "core/text/tokenizer.h"
 
 namespace ftb {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "bench/commands.h"
 #include "bench/jsonl.h"
-#include "core/tokenizer.h"
+#include "core/text/tokenizer.h"
 
 namespace ftb {
 

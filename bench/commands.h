@@ -18,8 +18,4 @@ Command add_list_command(CLI::App& app);
 Command add_predict_command(CLI::App& app);
 Command add_tokenize_command(CLI::App& app);
 
-// Sets LibTorch's intra-op threads explicitly (builds differ in the default:
-// Debian's 1.13 picks half the cores); 0 = every core. Returns the count.
-int configure_threads(int requested);
-
 }  // namespace ftb

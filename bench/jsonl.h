@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.h"
+#include "core/text/errors.h"
 
 namespace ftb {
 

@@ -6,18 +6,8 @@
 #include <thread>
 
 #include "bench/commands.h"
-#include "bench/ranks.h"
-#include "core/errors.h"
-
-namespace ftb {
-
-int configure_threads(int requested) {
-  const int n = requested > 0 ? requested : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  at::set_num_threads(n);
-  return n;
-}
-
-}  // namespace ftb
+#include "scenarios/parallel/rank_protocol.h"
+#include "core/text/errors.h"
 
 int main(int argc, char** argv) {
   ftb::set_invocation(argc, argv);  // the ranks of a distributed scenario re-run this command line
@@ -47,9 +37,7 @@ int main(int argc, char** argv) {
     std::cerr << "ftbench: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::string msg = e.what();
-    if (auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);
-    std::cerr << "ftbench: error: " << msg << "\n";
+    std::cerr << "ftbench: error: " << ftb::first_line(e.what()) << "\n";
     return 1;
   }
   return 0;

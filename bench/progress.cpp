@@ -1,5 +1,8 @@
 #include "bench/progress.h"
 
+#include "core/text/text_format.h"
+#include "core/train/device.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -67,26 +70,22 @@ void ProgressPrinter::on_epoch_end(const LoopState& s, const EpochRecord& e) {
 }
 
 void print_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> w;
-  for (const auto& r : rows)
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      if (w.size() <= i) w.push_back(0);
-      w[i] = std::max(w[i], r[i].size());
-    }
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    std::string line;
-    for (std::size_t i = 0; i < rows[k].size(); ++i) {
-      std::string cell = rows[k][i];
-      if (i + 1 < rows[k].size()) cell.resize(w[i], ' ');
-      line += (i ? "  " : "") + cell;
-    }
-    std::printf("%s\n", line.c_str());
-    if (k == 0) {
-      std::size_t total = 0;
-      for (auto x : w) total += x + 2;
-      std::printf("%s\n", std::string(std::min<std::size_t>(total, 120), '-').c_str());
-    }
-  }
+  std::fputs(format_table(rows, {}, TableStyle::plain).c_str(), stdout);
+}
+
+void print_config(const Sweep& sweep, const std::string& out_dir) {
+  const RunConfig& config = sweep.config();
+  std::vector<std::vector<std::string>> rows{{"key", "value", "meaning"}};
+  for (auto& r : config_rows(config)) rows.push_back(r);
+  rows.push_back({"out", out_dir, "report folder"});
+  rows.push_back({"(resolved device)", resolve_device(config.device).str(), ""});
+  rows.push_back({"(intra-op threads)", std::to_string(sweep.threads()), "set explicitly; recorded in the report"});
+  if (sweep.env().launched)
+    rows.push_back({"(rank)", std::to_string(sweep.env().rank) + " of " + std::to_string(sweep.env().world_size),
+                    "started by " + sweep.env().source});
+  print_table(rows);
+  std::fflush(stdout);
+  std::fprintf(stderr, "preparing data ...\n");
 }
 
 }  // namespace ftb

@@ -5,7 +5,8 @@
 #include <chrono>
 #include <string>
 
-#include "core/train_loop.h"
+#include "core/train/train_loop.h"
+#include "scenarios/sweep.h"
 
 namespace ftb {
 
@@ -26,5 +27,9 @@ class ProgressPrinter : public LoopCallback {
 
 // Prints rows as an aligned text table (first row = header).
 void print_table(const std::vector<std::vector<std::string>>& rows);
+
+// The start-of-run table: every config key with its value and meaning, the
+// report folder, the resolved device, threads and rank.
+void print_config(const Sweep& sweep, const std::string& out_dir);
 
 }  // namespace ftb

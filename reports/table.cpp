@@ -1,5 +1,7 @@
 #include "reports/table.h"
 
+#include "core/text/text_format.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -31,24 +33,6 @@ std::string wall_time(double s) {
   char buf[96];
   std::snprintf(buf, sizeof buf, "%lld:%02lld.%lld (%.2f s)", tenths / 600, (tenths % 600) / 10, tenths % 10, s);
   return buf;
-}
-
-// One Markdown cell: no pipes, no line breaks.
-std::string cell(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r' || c == '\t') out += ' ';
-    else out += c;
-  }
-  return out;
-}
-
-// Display width in code points (UTF-8 continuation bytes do not count).
-size_t width(const std::string& s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
 }
 
 const ScenarioResult* find_baseline(const Report& report, const std::string& baseline) {
@@ -88,7 +72,7 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
   };
   const std::vector<Column> columns = {
       {"scenario", false},  {"status", false},     {"device", false},    {"ranks", true},
-      {"threads", true},    {"precision", false}, {"wall time", true},   {"speed-up", true},   {"samples/s", true},
+      {"threads", true},    {"precision", false}, {"optimizer", false}, {"wall time", true},   {"speed-up", true},   {"samples/s", true},
       {"test acc %", true}, {"val acc %", true},   {"peak MiB", true},   {"MFU %", true},
       {"note", false},
   };
@@ -97,7 +81,8 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
     // threads = intra-op threads per rank: on a CPU, ranks x threads is the
     // core split the row ran with (a single process gets all the cores).
     std::vector<std::string> row = {r.scenario, to_string(r.status), r.device, std::to_string(r.world_size),
-                                    r.threads > 0 ? std::to_string(r.threads) : kDash, r.precision};
+                                    r.threads > 0 ? std::to_string(r.threads) : kDash, to_string(r.precision),
+                                    r.optimizer.empty() ? kDash : r.optimizer};
     if (r.status == Status::ok) {
       const auto speedup = speedup_vs_baseline(report, r, baseline);
       row.push_back(wall_time(r.wall_time_s));
@@ -109,6 +94,11 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
       row.push_back(fixed(static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0), "%.1f", true));
       row.push_back(fixed(r.mfu * 100, "%.1f", true));
       std::string note = r.reason;
+      // The difference between two rows must be the technique: say when the
+      // optimizer's kernels differ from the baseline's.
+      const ScenarioResult* base = find_baseline(report, baseline);
+      if (base && &r != base && base->status == Status::ok && !base->optimizer.empty() && r.optimizer != base->optimizer)
+        note += std::string(note.empty() ? "" : "; ") + "optimizer differs from " + baseline + "'s (" + base->optimizer + ")";
       if (by_throughput)
         note += std::string(note.empty() ? "" : "; ") + "* samples/s ratio: trained on " +
                 std::to_string(r.train_samples) + " samples, baseline on " +
@@ -118,34 +108,17 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
       for (int i = 0; i < 7; ++i) row.push_back(kDash);
       row.push_back(r.reason.empty() ? "(no reason given)" : r.reason);
     }
-    for (auto& c : row) c = cell(c);
     rows.push_back(std::move(row));
   }
 
-  std::vector<size_t> widths;
-  for (size_t c = 0; c < columns.size(); ++c) {
-    size_t w = std::max<size_t>(width(columns[c].title), 3);
-    for (const auto& row : rows) w = std::max(w, width(row[c]));
-    widths.push_back(w);
+  std::vector<std::vector<std::string>> table{{}};
+  std::vector<bool> right;
+  for (const auto& c : columns) {
+    table[0].push_back(c.title);
+    right.push_back(c.numeric);
   }
-  auto pad = [&](const std::string& s, size_t c) {
-    const std::string fill(widths[c] - width(s), ' ');
-    return columns[c].numeric ? fill + s : s + fill;
-  };
-  std::string out = "|";
-  for (size_t c = 0; c < columns.size(); ++c) out += " " + pad(columns[c].title, c) + " |";
-  out += "\n|";
-  for (size_t c = 0; c < columns.size(); ++c) {
-    out += columns[c].numeric ? " " + std::string(widths[c] - 1, '-') + ":" : " " + std::string(widths[c], '-');
-    out += " |";
-  }
-  out += "\n";
-  for (const auto& row : rows) {
-    out += "|";
-    for (size_t c = 0; c < columns.size(); ++c) out += " " + pad(row[c], c) + " |";
-    out += "\n";
-  }
-  return out;
+  table.insert(table.end(), rows.begin(), rows.end());
+  return format_table(table, right, TableStyle::markdown);
 }
 
 std::string result_table_text(const Report& report, const std::string& baseline) {

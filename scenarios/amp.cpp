@@ -3,15 +3,16 @@
 // and evaluation) runs under fp16 autocast, the loss is scaled before backward
 // and the step is skipped when a gradient overflowed. Needs CUDA: see amp_bf16
 // for the CPU row.
-#include "core/autocast.h"
-#include "core/device.h"
-#include "core/foreach_adam.h"
-#include "core/grad_scaler.h"
+#include "core/train/autocast.h"
+#include "core/train/device.h"
+#include "core/train/grad_scaler.h"
 #include "scenarios/common.h"
 #include "scenarios/registry.h"
 
 namespace ftb {
 namespace {
+
+constexpr const char* kName = "amp";
 
 std::string amp_unavailable(const RunConfig& c) {
   if (resolve_device(c.device).is_cuda()) return "";
@@ -21,34 +22,21 @@ std::string amp_unavailable(const RunConfig& c) {
 }
 
 ScenarioResult run_amp(const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
-  const auto device = resolve_device(c.device);
-  auto model = w.make_model();
-  model->to(device);  // parameters stay fp32: autocast casts inside the ops
-  auto adam = make_reference_adam(model->parameters(), c.lr, device, c.adam);  // as torch.optim.Adam picks
-  auto& optimizer = *adam;
+  SingleProcess p(w, c, kName);  // parameters stay fp32: autocast casts inside the ops
   GradScaler scaler;  // PyTorch's defaults: 65536, x2 every 2000 clean steps, x0.5 on overflow
-  RunLoaders loaders(w, c);
-  reset_peak_memory(device);
+  auto forward = [&](const Batch& b) {
+    AutocastGuard autocast(p.device.type(), torch::kHalf);
+    return forward_loss(p.model, b);  // loss is fp32 (forward_loss casts the logits)
+  };
   auto step = [&](const Batch& b) {
-    optimizer.zero_grad();
-    torch::Tensor loss, correct;
-    {
-      AutocastGuard autocast(device.type(), torch::kHalf);
-      std::tie(loss, correct) = forward_loss(model, b);  // loss is fp32 (forward_loss casts the logits)
-    }
+    p.optimizer.zero_grad();
+    auto [loss, correct] = forward(b);
     scaler.scale(loss).backward();  // outside autocast, as in Python
-    scaler.step(optimizer);         // one sync: reads found_inf
+    scaler.step(p.optimizer);       // one sync: reads found_inf
     scaler.update();
     return StepOutput{loss.detach(), correct};
   };
-  auto eval_forward = [&](const Batch& b) {
-    AutocastGuard autocast(device.type(), torch::kHalf);
-    return forward_loss(model, b);
-  };
-  auto loop = run_fine_tuning(model, loaders.refs(), loop_options(c, "amp", device), step, ctx.callbacks,
-                              eval_forward);
-  auto r = result_from_loop("amp", loop, device, "fp16-mixed");
-  r.extra["adam"] = reference_adam_impl(device, c.adam);
+  auto r = p.result(p.fit(step, ctx, forward), Precision::fp16_mixed);
   r.skipped_steps = scaler.skipped_steps();
   r.extra["loss_scale_final"] = scaler.scale_value();
   r.extra["loss_scale_init"] = scaler.options().init_scale;
@@ -58,8 +46,13 @@ ScenarioResult run_amp(const Workload& w, const RunConfig& c, const ScenarioCont
 }  // namespace
 
 ScenarioInfo amp_scenario() {
-  return {"amp", "fp16 autocast + dynamic loss scaling (GradScaler), CUDA only (the reference's step 3)", {},
-          amp_unavailable, run_amp, "fp16-mixed"};
+  ScenarioInfo s;
+  s.name = kName;
+  s.technique = "fp16 autocast + dynamic loss scaling (GradScaler), CUDA only (the reference's step 3)";
+  s.precision = Precision::fp16_mixed;
+  s.unavailable = amp_unavailable;
+  s.run = run_amp;
+  return s;
 }
 
 }  // namespace ftb

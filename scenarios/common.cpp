@@ -1,6 +1,6 @@
 #include "scenarios/common.h"
 
-#include "core/device.h"
+#include "core/train/device.h"
 
 namespace ftb {
 
@@ -30,13 +30,14 @@ RunLoaders::RunLoaders(const Workload& w, const RunConfig& c, int rank, int worl
       val(w.val, sharded(w.eval_loader_options(c), rank, world_size)),
       test(w.test, sharded(w.eval_loader_options(c), rank, world_size)) {}
 
-ScenarioResult result_from_loop(const std::string& scenario, const LoopResult& loop,
-                                const torch::Device& device, const std::string& precision) {
+ScenarioResult result_from_loop(const std::string& scenario, const LoopResult& loop, const torch::Device& device,
+                                Precision precision, const std::string& optimizer) {
   ScenarioResult r;
   r.scenario = scenario;
   r.status = Status::ok;
   r.device = device.str();
   r.precision = precision;
+  r.optimizer = optimizer;
   r.wall_time_s = loop.wall_time_s;
   r.train_samples_per_s = loop.train_time_s > 0 ? loop.train_samples / loop.train_time_s : 0;
   r.train_tokens_per_s = loop.train_time_s > 0 ? loop.train_tokens / loop.train_time_s : 0;
@@ -56,8 +57,30 @@ ScenarioResult result_from_loop(const std::string& scenario, const LoopResult& l
   s.val_acc = r.val_acc;
   s.test_acc = r.test_acc;
   s.peak_bytes = r.peak_bytes;
+  s.step_ms_median = r.step_ms_median;
+  s.train_samples = r.train_samples;
   r.repeats = {s};
   return r;
+}
+
+SingleProcess::SingleProcess(const Workload& w, const RunConfig& c, std::string name)
+    : config(c),
+      scenario(std::move(name)),
+      device(resolve_device(c.device)),
+      model(w.make_model()),
+      adam_kernel(resolve_adam_kernel(c.adam, device)),
+      adam((model->to(device), make_adam(model->parameters(), c.lr, adam_kernel))),
+      optimizer(*adam),
+      loaders(w, c) {
+  reset_peak_memory(device);
+}
+
+LoopResult SingleProcess::fit(const StepFn& step, const ScenarioContext& ctx, const EvalForward& eval) {
+  return run_fine_tuning(model, loaders.refs(), options(), step, ctx.callbacks, eval);
+}
+
+ScenarioResult SingleProcess::result(const LoopResult& loop, Precision precision) const {
+  return result_from_loop(scenario, loop, device, precision, optimizer_label(adam_kernel));
 }
 
 }  // namespace ftb

@@ -4,9 +4,10 @@
 
 #include <string>
 
-#include "core/run_config.h"
-#include "core/train_loop.h"
-#include "core/workload.h"
+#include "core/train/optimizer.h"
+#include "core/train/run_config.h"
+#include "core/train/train_loop.h"
+#include "core/train/workload.h"
 #include "scenarios/scenario.h"
 
 namespace ftb {
@@ -23,8 +24,31 @@ struct RunLoaders {
   Loaders refs() { return {train, val, test}; }
 };
 
-// Fills the measured fields of a ScenarioResult from the loop's output.
-ScenarioResult result_from_loop(const std::string& scenario, const LoopResult& loop,
-                                const torch::Device& device, const std::string& precision);
+// Fills the measured fields of a ScenarioResult (one repeat) from the loop's output.
+ScenarioResult result_from_loop(const std::string& scenario, const LoopResult& loop, const torch::Device& device,
+                                Precision precision, const std::string& optimizer);
+
+// The set-up every single-process row shares, in this order: the device, the
+// model on it, the config's Adam from the one optimizer factory, the three
+// loaders, and a reset of the peak-memory counter. A row file is its step.
+struct SingleProcess {
+  SingleProcess(const Workload& w, const RunConfig& c, std::string scenario);
+  const RunConfig& config;
+  std::string scenario;
+  torch::Device device;
+  DistilBertForSequenceClassification model;
+  AdamKernel adam_kernel;
+  std::unique_ptr<torch::optim::Adam> adam;
+  torch::optim::Adam& optimizer;
+  RunLoaders loaders;
+
+  LoopOptions options() const { return loop_options(config, scenario, device); }
+  // run_fine_tuning over the loaders with `step` (and `eval` for evaluation).
+  LoopResult fit(const StepFn& step, const ScenarioContext& ctx, const EvalForward& eval = nullptr);
+  ScenarioResult result(const LoopResult& loop, Precision precision) const;
+};
+
+// A ScenarioInfo's `unavailable` for rows that run anywhere.
+inline std::string runs_anywhere(const RunConfig&) { return ""; }
 
 }  // namespace ftb

@@ -10,8 +10,8 @@
 //   - capture time is reported separately and excluded from wall time, as the
 //     reference advises for compilation.
 // Needs CUDA; on other machines the row is skipped with its reason.
-#include "core/adam.h"
-#include "core/device.h"
+#include "core/train/optimizer.h"
+#include "core/train/device.h"
 #include "scenarios/common.h"
 #include "scenarios/registry.h"
 
@@ -27,6 +27,8 @@
 namespace ftb {
 namespace {
 
+constexpr const char* kName = "cuda_graph";
+
 std::string unavailable(const RunConfig& c) {
 #ifndef FTB_WITH_CUDA
   (void)c;
@@ -34,6 +36,8 @@ std::string unavailable(const RunConfig& c) {
 #else
   if (!cuda_available()) return "needs CUDA: no CUDA device visible";
   if (c.device == "cpu") return "needs CUDA: --device cpu was requested";
+  if (!fused_adam_available(torch::Device(torch::kCUDA)))
+    return "needs a capturable Adam: this LibTorch has no fused Adam kernel on CUDA";
   return "";
 #endif
 }
@@ -45,7 +49,8 @@ ScenarioResult run_cuda_graph(const Workload& w, const RunConfig& config, const 
   const auto device = resolve_device(c.device == "auto" ? "cuda" : c.device);
   auto model = w.make_model();
   model->to(device);
-  FusedAdam optimizer(model->parameters(), c.lr);
+  auto adam = make_device_adam(model->parameters(), c.lr, device);  // capturable: step counters on the device
+  FusedAdam& optimizer = *adam;
   RunLoaders loaders(w, c);
   reset_peak_memory(device);
 
@@ -110,11 +115,11 @@ ScenarioResult run_cuda_graph(const Workload& w, const RunConfig& config, const 
     graph.replay();
     return StepOutput{loss_out, correct_out};
   };
-  auto loop = run_fine_tuning(model, loaders.refs(), loop_options(c, "cuda_graph", device), step, ctx.callbacks);
-  auto r = result_from_loop("cuda_graph", loop, device, "fp32");
+  auto loop = run_fine_tuning(model, loaders.refs(), loop_options(c, kName, device), step, ctx.callbacks);
+  auto r = result_from_loop(kName, loop, device, Precision::fp32,
+                            "adam/" + std::string(optimizer.kernel()) + ", capturable (device step counters)");
   r.capture_time_s = capture_s;
   r.extra["padding"] = "max_length (forced: one static shape)";
-  r.extra["optimizer"] = "FusedAdam (device step counters, capturable)";
   return r;
 }
 #endif
@@ -123,7 +128,7 @@ ScenarioResult run_cuda_graph(const Workload& w, const RunConfig& config, const 
 
 ScenarioInfo cuda_graph_scenario() {
   ScenarioInfo s;
-  s.name = "cuda_graph";
+  s.name = kName;
   s.technique = "whole training step captured once in a CUDA graph and replayed (the reference's torch.compile row)";
   s.aliases = {"compiled"};
   s.unavailable = unavailable;

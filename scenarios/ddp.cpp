@@ -3,18 +3,19 @@
 // all-reduce in 25 MiB buckets issued from autograd hooks while backward
 // runs; every rank takes the same Adam step. Precision: dp_precision
 // (16-mixed on CUDA as the reference, fp32 on the CPU).
-#include "scenarios/distributed.h"
+#include "scenarios/parallel/distributed_row.h"
 #include "scenarios/registry.h"
 
 namespace ftb {
 
 ScenarioInfo ddp_scenario() {
-  return distributed_scenario(
-      "ddp", "data parallel: bucketed gradient all-reduce overlapped with backward (the reference's step 5)",
-      {}, &RunConfig::dp_precision, "32",
-      [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx, const DistEnv& env) {
-        return run_data_parallel(w, c, ctx, dist::Sharding::none, env);
-      });
+  ScenarioInfo s;
+  s.name = "ddp";
+  s.technique = "data parallel: bucketed gradient all-reduce overlapped with backward (the reference's step 5)";
+  return ranks_row(s, &RunConfig::dp_precision, /*cpu_auto=*/Precision::fp32,
+                   [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx, const DistEnv& env) {
+                     return run_data_parallel(w, c, ctx, dist::Sharding::none, env);
+                   });
 }
 
 }  // namespace ftb

@@ -2,13 +2,16 @@
 // against the Fabric-style API of core/fabric.h, which brings the strategy
 // (fabric_strategy, zero2 by default as the reference) and the precision
 // (fabric_precision: 16-mixed on CUDA as the reference, bf16-mixed on CPU).
-#include "core/autocast.h"
-#include "core/device.h"
-#include "core/fabric.h"
-#include "scenarios/distributed.h"
+#include "core/train/autocast.h"
+#include "core/train/device.h"
+#include "scenarios/parallel/fabric.h"
+#include "scenarios/parallel/distributed_row.h"
 #include "scenarios/registry.h"
 
 namespace ftb {
+namespace {
+constexpr const char* kName = "fabric";
+}  // namespace
 
 ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioContext& ctx, const DistEnv& env) {
   const auto requested = resolve_device(c.device);
@@ -16,7 +19,7 @@ ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioC
   fo.accelerator = requested.is_cuda() ? "cuda" : "cpu";
   fo.devices = c.world_size;
   fo.strategy = c.fabric_strategy;
-  fo.precision = resolve_precision(c.fabric_precision, requested, "bf16-mixed");
+  fo.precision = to_string(resolve_precision(c.fabric_precision, requested, Precision::bf16_mixed));
   fo.bucket_cap_bytes = static_cast<int64_t>(c.bucket_mb * 1024 * 1024);
   fo.timeout = std::chrono::milliseconds(static_cast<int64_t>(c.dist_timeout_s * 1000));
   fo.group_name = "fabric/" + std::to_string(ctx.repeat);
@@ -46,11 +49,11 @@ ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioC
     return forward_loss(model, b);
   };
   reset_peak_memory(fabric.device());
-  auto options = loop_options(c, "fabric", fabric.device());
+  auto options = loop_options(c, kName, fabric.device());
   options.sum_across_ranks = sum_over(fabric.comm());
   fabric.comm().reset_wait();
   auto loop = run_fine_tuning(model, {train, val, test}, options, step, ctx.callbacks, eval_forward);
-  auto r = result_from_loop("fabric", loop, fabric.device(), precision_label(fo.precision));
+  auto r = result_from_loop(kName, loop, fabric.device(), fabric.precision(), fabric.strategy().optimizer_label());
   fill_distributed(r, fabric.strategy(), fabric.comm(), loop);
   r.skipped_steps = fabric.skipped_steps();
   r.extra["fabric"] = {{"accelerator", fo.accelerator}, {"devices", fabric.world_size()},
@@ -59,9 +62,10 @@ ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioC
 }
 
 ScenarioInfo fabric_scenario() {
-  return distributed_scenario(
-      "fabric", "Fabric-style API (launch, setup, backward) around a plain loop; zero2 + 16-mixed (the reference's step 7)",
-      {}, &RunConfig::fabric_precision, "bf16-mixed", run_fabric);
+  ScenarioInfo s;
+  s.name = kName;
+  s.technique = "Fabric-style API (launch, setup, backward) around a plain loop; zero2 + 16-mixed (the reference's step 7)";
+  return ranks_row(s, &RunConfig::fabric_precision, /*cpu_auto=*/Precision::bf16_mixed, run_fabric);
 }
 
 }  // namespace ftb

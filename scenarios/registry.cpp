@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/errors.h"
+#include "core/text/errors.h"
 
 namespace ftb {
 
@@ -11,6 +11,7 @@ const std::vector<ScenarioInfo>& scenario_registry() {
   // place to grep, nothing for the linker to drop from a static library.
   static const std::vector<ScenarioInfo> table = {
       baseline_scenario(),
+      fused_adam_scenario(),
       trainer_scenario(),
       amp_scenario(),
       amp_bf16_scenario(),

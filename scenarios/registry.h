@@ -19,6 +19,7 @@ std::vector<const ScenarioInfo*> select_scenarios(const std::vector<std::string>
 
 // Scenario definitions (one per file).
 ScenarioInfo baseline_scenario();
+ScenarioInfo fused_adam_scenario();
 ScenarioInfo trainer_scenario();
 ScenarioInfo amp_scenario();
 ScenarioInfo amp_bf16_scenario();

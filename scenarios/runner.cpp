@@ -1,10 +1,7 @@
 #include "scenarios/runner.h"
 
-#include <algorithm>
-
-#include "core/errors.h"
-#include "core/flops.h"
-#include "core/train_loop.h"
+#include "core/text/errors.h"
+#include "core/train/flops.h"
 
 namespace ftb {
 
@@ -24,22 +21,28 @@ void compute_efficiency(ScenarioResult& r, const DistilBertConfig& model, int64_
   r.mfu = peak_tflops > 0 ? r.model_tflops_per_s / (peak_tflops * devices) : 0;
 }
 
-ScenarioResult run_scenario(const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
-                            ScenarioContext context) {
+ScenarioResult row_header(const ScenarioInfo& info, const RunConfig& config) {
   ScenarioResult out;
   out.scenario = info.name;
-  out.world_size = info.distributed ? config.world_size : 1;
+  out.world_size = info.kind == RowKind::ranks ? config.world_size : 1;
   out.precision = info.precision_of ? info.precision_of(config) : info.precision;
   if (std::string why = info.unavailable ? info.unavailable(config) : ""; !why.empty()) {
     out.status = Status::skipped;
     out.reason = why;
-    return out;
   }
+  return out;
+}
+
+ScenarioResult run_scenario(const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
+                            ScenarioContext context, const RepeatFn& repeat) {
+  ScenarioResult out = row_header(info, config);
+  if (out.status == Status::skipped) return out;
+  const RepeatFn& run = repeat ? repeat : info.run;
   std::vector<RepeatSample> samples;
   for (int rep = 0; rep < config.repeats; ++rep) {
     context.repeat = rep;
     try {
-      ScenarioResult r = info.run(workload, config, context);
+      ScenarioResult r = run(workload, config, context);
       r.scenario = info.name;
       samples.insert(samples.end(), r.repeats.begin(), r.repeats.end());
       out = std::move(r);
@@ -47,25 +50,18 @@ ScenarioResult run_scenario(const ScenarioInfo& info, const Workload& workload, 
       throw;  // bad input stops the run with exit code 2, not a failed row
     } catch (const std::exception& e) {
       out.status = Status::failed;
-      out.reason = e.what();
-      // one line: c10::Error messages carry a backtrace after the first line
-      if (auto nl = out.reason.find('\n'); nl != std::string::npos) out.reason.resize(nl);
+      out.reason = first_line(e.what());
       return out;
     }
   }
-  auto med = [&](double RepeatSample::*f) {
-    std::vector<double> v;
-    for (const auto& s : samples) v.push_back(s.*f);
-    return median(v);
-  };
   out.repeats = samples;
-  out.wall_time_s = med(&RepeatSample::wall_time_s);
-  out.train_samples_per_s = med(&RepeatSample::train_samples_per_s);
-  out.train_tokens_per_s = med(&RepeatSample::train_tokens_per_s);
-  for (const auto& s : samples) out.peak_bytes = std::max(out.peak_bytes, s.peak_bytes);
-  const auto peak = context.peak_tflops_by_precision.find(out.precision);
+  aggregate_repeats(out);
+  const auto peak = context.peak_tflops.find(out.precision);
+  const auto fp32 = context.peak_tflops.find(Precision::fp32);
   compute_efficiency(out, workload.model_config, config.warmup_steps,
-                     peak != context.peak_tflops_by_precision.end() ? peak->second : context.peak_tflops);
+                     peak != context.peak_tflops.end()    ? peak->second
+                     : fp32 != context.peak_tflops.end() ? fp32->second
+                                                         : 0);
   return out;
 }
 

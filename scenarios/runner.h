@@ -1,20 +1,28 @@
-// Runs one scenario `repeats` times and aggregates: medians of time and
-// throughput, max of memory, MFU from the timed steps. A scenario that cannot
-// run here is `skipped` with its reason; one that throws is `failed` with the
-// error, and the sweep goes on.
+// One row: runs a scenario `repeats` times and aggregates (medians of time
+// and throughput, max of memory, MFU from the timed steps). A scenario that
+// cannot run here is `skipped` with its reason; one that throws is `failed`
+// with the first line of the error, and the sweep goes on. Bad input
+// (InputError) is not a failed row: it stops the run with exit code 2.
 #pragma once
 
-#include "core/run_config.h"
-#include "core/workload.h"
+#include "core/train/run_config.h"
+#include "core/train/workload.h"
 #include "scenarios/scenario.h"
 
 namespace ftb {
 
-ScenarioResult run_scenario(const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
-                            ScenarioContext context);
+// The row's identity (name, world size, precision) and, when it cannot run
+// here, status skipped with the reason; status ok otherwise.
+ScenarioResult row_header(const ScenarioInfo& info, const RunConfig& config);
 
-// Fills step_ms_median-based efficiency: model TFLOP/s over the steps after
-// warm-up, and MFU against `peak_tflops` (0 = unknown, MFU left 0).
+// `repeat` runs one repeat (normally info.run; the sweep swaps in the rank
+// launcher for rows of kind ranks).
+using RepeatFn = std::function<ScenarioResult(const Workload&, const RunConfig&, const ScenarioContext&)>;
+ScenarioResult run_scenario(const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
+                            ScenarioContext context, const RepeatFn& repeat = nullptr);
+
+// Model TFLOP/s over the steps after warm-up, and MFU against `peak_tflops`
+// (0 = unknown, MFU left 0).
 void compute_efficiency(ScenarioResult& r, const DistilBertConfig& model, int64_t warmup_steps,
                         double peak_tflops);
 

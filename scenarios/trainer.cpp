@@ -5,14 +5,16 @@
 // config) and step are baseline's, so the difference is the Trainer.
 #include <optional>
 
-#include "core/device.h"
-#include "core/foreach_adam.h"
-#include "core/trainer.h"
+#include "core/text/files.h"
+#include "core/train/device.h"
+#include "core/train/trainer.h"
 #include "scenarios/common.h"
 #include "scenarios/registry.h"
 
 namespace ftb {
 namespace {
+
+constexpr const char* kName = "trainer";
 
 // Lightning's log_every_n_steps for the per-step train_loss rows.
 constexpr int64_t kLogEveryNSteps = 10;
@@ -30,22 +32,14 @@ DeterministicCost probe_deterministic_cost(const Workload& w, const RunConfig& c
   auto model = w.make_model();
   model->to(device);
   model->train();
-  auto adam = make_reference_adam(model->parameters(), c.lr, device, c.adam);  // as torch.optim.Adam picks
-  auto& optimizer = *adam;
+  auto adam = make_adam(model->parameters(), c.lr, resolve_adam_kernel(c.adam, device));
   const auto b = to_device(*batch, device);
-  return measure_deterministic_cost([&](const Batch& x) { return train_step(model, optimizer, x); }, b, device,
-                                    w.seed);
+  return measure_deterministic_cost([&](const Batch& x) { return train_step(model, *adam, x); }, b, device, w.seed);
 }
 
 ScenarioResult run_trainer(const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
-  const auto device = resolve_device(c.device);
-  const auto cost = probe_deterministic_cost(w, c, device);
-
-  auto model = w.make_model();
-  model->to(device);
-  auto adam = make_reference_adam(model->parameters(), c.lr, device, c.adam);  // as torch.optim.Adam picks
-  auto& optimizer = *adam;
-  RunLoaders loaders(w, c);
+  const auto cost = probe_deterministic_cost(w, c, resolve_device(c.device));
+  SingleProcess p(w, c, kName);
 
   // Checkpoints and logs go below the report folder; without one (tests, the
   // library used directly) into a temporary folder removed at the end.
@@ -54,20 +48,18 @@ ScenarioResult run_trainer(const Workload& w, const RunConfig& c, const Scenario
   if (root.empty()) root = tmp.emplace("ftb-trainer-").path();
 
   TrainerOptions options;
-  options.loop = loop_options(c, "trainer", device);
+  options.loop = p.options();
   options.deterministic = true;
   options.seed = w.seed;
   Trainer trainer(options);
   for (auto* cb : ctx.callbacks) trainer.add_callback(cb);
   trainer.add_callback(std::make_shared<CsvMetricsLogger>(root + "/logs/trainer/metrics.csv", kLogEveryNSteps));
-  trainer.add_callback(std::make_shared<BestCheckpoint>(model, root + "/checkpoints/trainer/best"));
+  trainer.add_callback(std::make_shared<BestCheckpoint>(p.model, root + "/checkpoints/trainer/best"));
 
-  reset_peak_memory(device);
-  auto step = [&](const Batch& b) { return train_step(model, optimizer, b); };
-  const auto fit = trainer.fit(model, loaders.refs(), step);
+  auto step = [&](const Batch& b) { return train_step(p.model, p.optimizer, b); };
+  const auto fit = trainer.fit(p.model, p.loaders.refs(), step);
 
-  auto r = result_from_loop("trainer", fit.loop, device, "fp32");
-  r.extra["adam"] = reference_adam_impl(device, c.adam);
+  auto r = p.result(fit.loop, Precision::fp32);
   r.checkpoint_epoch = fit.checkpoint_epoch;
   r.extra["deterministic"] = fit.deterministic;
   r.extra["best_val_acc"] = fit.best_val_acc;
@@ -92,12 +84,14 @@ ScenarioResult run_trainer(const Workload& w, const RunConfig& c, const Scenario
 }  // namespace
 
 ScenarioInfo trainer_scenario() {
-  return {"trainer",
-          "Trainer with callbacks: best-val-acc checkpoint restored for test, CSV metrics log, deterministic "
-          "(the reference's step 2)",
-          {},
-          [](const RunConfig&) { return std::string(); },
-          run_trainer};
+  ScenarioInfo s;
+  s.name = kName;
+  s.technique =
+      "Trainer with callbacks: best-val-acc checkpoint restored for test, CSV metrics log, deterministic "
+      "(the reference's step 2)";
+  s.unavailable = runs_anywhere;
+  s.run = run_trainer;
+  return s;
 }
 
 }  // namespace ftb

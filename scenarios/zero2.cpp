@@ -4,18 +4,20 @@
 // step the parameters are all-gathered. Where the backend has no
 // reduce-scatter the communicator emulates it and the report says so
 // (distributed.comm_fallback).
-#include "scenarios/distributed.h"
+#include "scenarios/parallel/distributed_row.h"
 #include "scenarios/registry.h"
 
 namespace ftb {
 
 ScenarioInfo zero2_scenario() {
-  return distributed_scenario(
-      "zero2", "ZeRO-2: gradients reduce-scattered and optimizer state sharded (the reference's step 6)",
-      {"deepspeed_stage_2"}, &RunConfig::dp_precision, "32",
-      [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx, const DistEnv& env) {
-        return run_data_parallel(w, c, ctx, dist::Sharding::gradients, env);
-      });
+  ScenarioInfo s;
+  s.name = "zero2";
+  s.technique = "ZeRO-2: gradients reduce-scattered and optimizer state sharded (the reference's step 6)";
+  s.aliases = {"deepspeed_stage_2"};
+  return ranks_row(s, &RunConfig::dp_precision, /*cpu_auto=*/Precision::fp32,
+                   [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx, const DistEnv& env) {
+                     return run_data_parallel(w, c, ctx, dist::Sharding::gradients, env);
+                   });
 }
 
 }  // namespace ftb

@@ -2,10 +2,11 @@
 #include <doctest/doctest.h>
 #include <torch/torch.h>
 
-#include "core/adam.h"
-#include "core/errors.h"
-#include "core/foreach_adam.h"
-#include "core/model.h"
+#include "core/train/fused_adam.h"
+#include "core/text/errors.h"
+#include "core/train/foreach_adam.h"
+#include "core/train/optimizer.h"
+#include "core/model/distilbert.h"
 
 namespace {
 
@@ -26,7 +27,7 @@ void loss_backward(ftb::DistilBertForSequenceClassification& m, int step) {
 }  // namespace
 
 TEST_CASE("FusedAdam matches torch::optim::Adam step for step") {
-  if (!ftb::FusedAdam::supported(torch::kCPU)) {
+  if (!ftb::fused_adam_available(torch::kCPU)) {
     MESSAGE("skipped: this LibTorch has no CPU fused Adam kernel (< 2.4)");
     return;
   }
@@ -58,7 +59,7 @@ TEST_CASE("FusedAdam matches torch::optim::Adam step for step") {
 }
 
 TEST_CASE("FusedAdam skips the step when found_inf is set, and does not count it") {
-  if (!ftb::FusedAdam::supported(torch::kCPU)) return;
+  if (!ftb::fused_adam_available(torch::kCPU)) return;
   torch::manual_seed(0);
   ftb::DistilBertForSequenceClassification m(tiny());
   ftb::FusedAdam opt(m->parameters(), 1e-3);
@@ -82,7 +83,7 @@ TEST_CASE("ForeachAdam (torch.optim.Adam's default on CUDA) matches torch::optim
   torch::manual_seed(0);
   ftb::DistilBertForSequenceClassification b(tiny());
   torch::optim::Adam ref(a->parameters(), torch::optim::AdamOptions(1e-3));
-  auto foreach = ftb::make_reference_adam(b->parameters(), 1e-3, torch::kCPU, "foreach");
+  auto foreach = ftb::make_adam(b->parameters(), 1e-3, ftb::AdamKernel::foreach);
   CHECK(dynamic_cast<ftb::ForeachAdam*>(foreach.get()) != nullptr);
   for (int step = 0; step < 5; ++step) {
     ref.zero_grad();
@@ -104,7 +105,56 @@ TEST_CASE("ForeachAdam (torch.optim.Adam's default on CUDA) matches torch::optim
   CHECK(worst < 1e-6);
   CHECK(moved > 1e-3);  // the parameters did move
   // PyTorch's pick: foreach on CUDA, the loop on the CPU.
-  CHECK(ftb::reference_adam_impl(torch::kCPU, "auto") == "loop");
-  CHECK(ftb::reference_adam_impl(torch::Device(torch::kCUDA, 0), "auto") == "foreach");
-  CHECK_THROWS_AS(ftb::reference_adam_impl(torch::kCPU, "sgd"), ftb::InputError);
+  CHECK(ftb::resolve_adam_kernel("auto", torch::kCPU) == ftb::AdamKernel::loop);
+  CHECK(ftb::resolve_adam_kernel("auto", torch::Device(torch::kCUDA, 0)) == ftb::AdamKernel::foreach);
+  CHECK_THROWS_AS(ftb::resolve_adam_kernel("sgd", torch::kCPU), ftb::InputError);
+}
+
+TEST_CASE("every Adam kernel of the factory steps as torch::optim::Adam, fused or not") {
+  // The factory's torch::optim rows (loop, foreach, fused where this LibTorch
+  // has it) and the device Adam on both of its paths (the fused kernel and the
+  // per-tensor fallback that serves LibTorch builds without it) agree.
+  std::vector<ftb::AdamKernel> kernels{ftb::AdamKernel::loop, ftb::AdamKernel::foreach};
+  if (ftb::fused_adam_available(torch::kCPU)) kernels.push_back(ftb::AdamKernel::fused);
+  torch::manual_seed(0);
+  ftb::DistilBertForSequenceClassification ref_model(tiny());
+  torch::optim::Adam ref(ref_model->parameters(), torch::optim::AdamOptions(1e-3));
+  for (int step = 0; step < 4; ++step) {
+    ref.zero_grad();
+    loss_backward(ref_model, step);
+    ref.step();
+  }
+  auto compare = [&](ftb::DistilBertForSequenceClassification& m) {
+    double worst = 0;
+    auto pa = ref_model->parameters(), pb = m->parameters();
+    for (std::size_t i = 0; i < pa.size(); ++i) worst = std::max(worst, (pa[i] - pb[i]).abs().max().item<double>());
+    return worst;
+  };
+  for (auto k : kernels) {
+    CAPTURE(ftb::to_string(k));
+    torch::manual_seed(0);
+    ftb::DistilBertForSequenceClassification m(tiny());
+    auto opt = ftb::make_adam(m->parameters(), 1e-3, k);
+    for (int step = 0; step < 4; ++step) {
+      opt->zero_grad();
+      loss_backward(m, step);
+      opt->step();
+    }
+    CHECK(compare(m) < 1e-5);
+  }
+  for (bool fused : {false, true}) {
+    if (fused && !ftb::fused_adam_available(torch::kCPU)) continue;
+    CAPTURE(fused);
+    torch::manual_seed(0);
+    ftb::DistilBertForSequenceClassification m(tiny());
+    ftb::FusedAdam opt(m->parameters(), 1e-3, fused);
+    CHECK(std::string(opt.kernel()) == (fused ? "fused" : "loop"));
+    for (int step = 0; step < 4; ++step) {
+      opt.zero_grad();
+      loss_backward(m, step);
+      opt.step(torch::ones({}), torch::zeros({}));
+    }
+    CHECK(compare(m) < 1e-5);
+  }
+  CHECK(ftb::optimizer_label(ftb::AdamKernel::fused, "flat buckets") == "adam/fused, flat buckets");
 }

@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "tests/tiny_config.h"
-#include "core/autocast.h"
-#include "core/device.h"
-#include "core/grad_scaler.h"
-#include "core/run_config.h"
-#include "core/train_step.h"
-#include "core/workload.h"
+#include "core/train/autocast.h"
+#include "core/train/device.h"
+#include "core/train/grad_scaler.h"
+#include "core/train/run_config.h"
+#include "core/train/train_step.h"
+#include "core/train/workload.h"
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
 
@@ -351,7 +351,7 @@ TEST_CASE("amp_bf16: the scenario runs on CPU and reports bf16-mixed") {
   const auto workload = ftb::build_workload(config);
   auto r = ftb::run_scenario(*ftb::find_scenario("amp_bf16"), workload, config, {});
   REQUIRE_MESSAGE(r.status == ftb::Status::ok, r.reason);
-  CHECK(r.precision == "bf16-mixed");
+  CHECK(r.precision == ftb::Precision::bf16_mixed);
   CHECK(r.skipped_steps == 0);
   CHECK(r.steps.size() == 4);
 }

@@ -8,8 +8,8 @@
 #include <set>
 #include <vector>
 
-#include "core/batching.h"
-#include "core/errors.h"
+#include "core/train/batching.h"
+#include "core/text/errors.h"
 
 namespace {
 

@@ -2,9 +2,9 @@
 // same batches. Needs a GPU: skipped with a message where none is visible.
 #include <doctest/doctest.h>
 
-#include "core/device.h"
-#include "core/run_config.h"
-#include "core/workload.h"
+#include "core/train/device.h"
+#include "core/train/run_config.h"
+#include "core/train/workload.h"
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
 

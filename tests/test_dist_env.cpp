@@ -7,8 +7,8 @@
 #include <map>
 #include <string>
 
-#include "core/dist_env.h"
-#include "core/errors.h"
+#include "scenarios/parallel/rank_env.h"
+#include "core/text/errors.h"
 
 namespace {
 

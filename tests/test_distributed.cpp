@@ -9,13 +9,13 @@
 #include <functional>
 #include <thread>
 
-#include "bench/launcher.h"
-#include "core/adam.h"
-#include "core/dist/data_parallel.h"
-#include "core/dist_env.h"
-#include "core/model.h"
-#include "core/workload.h"
-#include "scenarios/distributed.h"
+#include "scenarios/parallel/launcher.h"
+#include "core/train/fused_adam.h"
+#include "scenarios/parallel/data_parallel.h"
+#include "scenarios/parallel/rank_env.h"
+#include "core/model/distilbert.h"
+#include "core/train/workload.h"
+#include "scenarios/parallel/distributed_row.h"
 #include "tests/tiny_config.h"
 
 namespace {
@@ -216,7 +216,7 @@ TEST_CASE("fabric with each strategy trains exactly as the scenario it wraps") {
   c.dropout = 0;  // ranks are threads here: dropout would share one generator
   c.world_size = 2;
   c.bucket_mb = 0.01;
-  c.dp_precision = c.fabric_precision = "32";
+  c.dp_precision = c.fabric_precision = ftb::Precision::fp32;
   const auto w = ftb::build_workload(c);
   for (const char* strategy : {"ddp", "sharded", "zero2"}) {
     CAPTURE(strategy);

@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/errors.h"
-#include "core/hf_config.h"
+#include "core/text/errors.h"
+#include "core/model/hf_config.h"
 
 TEST_CASE("hf_config: reads HF keys and round-trips through config_to_json") {
   auto j = ftb::config_to_json(ftb::DistilBertConfig::base_uncased());

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/errors.h"
-#include "core/text_data.h"
+#include "core/text/errors.h"
+#include "core/text/text_data.h"
 #include "tests/data_fixtures.h"
 
 namespace fs = std::filesystem;

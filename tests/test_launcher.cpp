@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
-#include "bench/launcher.h"
-#include "core/errors.h"
+#include "scenarios/parallel/launcher.h"
+#include "core/text/errors.h"
 #include "tests/data_fixtures.h"
 
 using ftb_test::TempDir;

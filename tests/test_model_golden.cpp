@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/checkpoint.h"
-#include "core/safetensors.h"
+#include "core/model/checkpoint.h"
+#include "core/model/safetensors.h"
 
 namespace {
 

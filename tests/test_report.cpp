@@ -1,8 +1,8 @@
 // Reports: the JSON record (round trip, contract keys, errors naming the
 // file), atomic writes, the speed-up table, the Vega-Lite specs and the
 // environment capture.
-#include "core/environment.h"
-#include "core/errors.h"
+#include "core/train/environment.h"
+#include "core/text/errors.h"
 #include "reports/report.h"
 #include "reports/table.h"
 #include "reports/vega.h"
@@ -88,7 +88,8 @@ ftb::ScenarioResult filled_result(const std::string& name = "amp", double wall_t
   r.reason = "";
   r.world_size = 4;
   r.device = "cuda:0";
-  r.precision = "fp16-mixed";
+  r.precision = ftb::Precision::fp16_mixed;
+  r.optimizer = "adam/foreach";
   r.wall_time_s = wall_time_s;
   r.train_samples_per_s = 1234.5;
   r.train_tokens_per_s = 98765.25;

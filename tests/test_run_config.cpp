@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "core/errors.h"
-#include "core/run_config.h"
+#include "core/text/errors.h"
+#include "core/train/run_config.h"
 
 TEST_CASE("run_config: presets resolve and validate") {
   for (const auto& name : ftb::preset_names()) {

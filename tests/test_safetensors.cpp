@@ -7,8 +7,8 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "core/errors.h"
-#include "core/safetensors.h"
+#include "core/text/errors.h"
+#include "core/model/safetensors.h"
 
 namespace {
 

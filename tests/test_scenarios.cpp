@@ -2,8 +2,8 @@
 // config and ends ok, or skipped with a reason. A new scenario needs no edit.
 #include <doctest/doctest.h>
 
-#include "core/run_config.h"
-#include "core/workload.h"
+#include "core/train/run_config.h"
+#include "core/train/workload.h"
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
 #include "tests/tiny_config.h"

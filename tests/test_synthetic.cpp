@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/text_data.h"
+#include "core/text/text_data.h"
 
 namespace {
 

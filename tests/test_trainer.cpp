@@ -7,10 +7,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/checkpoint.h"
-#include "core/run_config.h"
-#include "core/trainer.h"
-#include "core/workload.h"
+#include "core/model/checkpoint.h"
+#include "core/train/run_config.h"
+#include "core/train/trainer.h"
+#include "core/text/files.h"
+#include "core/train/workload.h"
 #include "scenarios/common.h"
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
@@ -210,7 +211,7 @@ TEST_CASE("trainer scenario: the restored best checkpoint is what the test accur
   ctx.out_dir = out.path();
   const auto r = ftb::run_scenario(*ftb::find_scenario("trainer"), workload, config, ctx);
   REQUIRE_MESSAGE(r.status == ftb::Status::ok, r.reason);
-  CHECK(r.precision == "fp32");
+  CHECK(r.precision == ftb::Precision::fp32);
   REQUIRE(r.epochs.size() == 3);
   // The best epoch by validation accuracy (first of equals).
   int64_t best = 1;

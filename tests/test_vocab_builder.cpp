@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.h"
-#include "core/tokenizer.h"
+#include "core/text/errors.h"
+#include "core/text/tokenizer.h"
 
 using ftb::WordPieceTokenizer;
 

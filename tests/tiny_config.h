@@ -2,7 +2,7 @@
 // 1-layer model on a 300-review synthetic corpus, on the CPU (< 2 s a run).
 #pragma once
 
-#include "core/run_config.h"
+#include "core/train/run_config.h"
 
 inline ftb::RunConfig tiny_config() {
   auto c = ftb::preset_config("smoke");

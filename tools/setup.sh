@@ -65,7 +65,8 @@ fi
 # --- configure + build ------------------------------------------------------
 if [ ! -f "$build/CMakeCache.txt" ]; then
   log "configuring $build"; mkdir -p "$build"
-  args=(-S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release)
+  # FTB_WERROR: warnings are errors in the build CI runs (this script).
+  args=(-S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFTB_WERROR=ON)
   [ -n "$prefix" ] && args+=("-DCMAKE_PREFIX_PATH=$prefix")
   command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] && args+=(-DCUDAToolkit_ROOT=/usr/local/cuda)
   cmake "${args[@]}" >"$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }

@@ -4,10 +4,10 @@
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
-#include "core/compat.h"
-#include "core/flops.h"
-#include "core/model.h"
-#include "core/train_step.h"
+#include "core/model/compat.h"
+#include "core/train/flops.h"
+#include "core/model/distilbert.h"
+#include "core/train/train_step.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "core/tokenizer.h"
+#include "core/text/tokenizer.h"
 
 namespace {
 

@@ -1,0 +1,69 @@
+#include "core/model/checkpoint.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "core/text/files.h"
+#include "core/text/errors.h"
+#include "core/model/safetensors.h"
+
+namespace ftb {
+namespace fs = std::filesystem;
+
+LoadReport load_weights(DistilBertForSequenceClassification& model, const std::string& path) {
+  const auto file = SafetensorsFile::read(path);
+  LoadReport report;
+  std::vector<std::string> used;
+  torch::NoGradGuard no_grad;
+  for (auto& item : model->named_parameters()) {
+    const std::string& name = item.key();
+    std::string key = name;
+    if (!file.contains(key) && name.rfind("distilbert.", 0) == 0 && file.contains(name.substr(11)))
+      key = name.substr(11);  // a bare DistilBertModel checkpoint
+    if (!file.contains(key)) {
+      if (is_head_parameter(name)) {
+        report.initialised.push_back(name);
+        continue;
+      }
+      input_error(path, "missing tensor \"" + name + "\"");
+    }
+    auto t = file.tensor(key);
+    auto& p = item.value();
+    if (t.sizes() != p.sizes()) {
+      std::ostringstream msg;
+      msg << "tensor \"" << key << "\" has shape " << t.sizes() << " but config.json implies " << p.sizes();
+      input_error(path, msg.str());
+    }
+    if (!t.is_floating_point()) input_error(path, "tensor \"" + key + "\" is not floating point");
+    p.copy_(t.to(p.dtype()));
+    used.push_back(key);
+  }
+  for (const auto& [key, entry] : file.entries())
+    if (std::find(used.begin(), used.end(), key) == used.end()) report.ignored.push_back(key);
+  return report;
+}
+
+DistilBertForSequenceClassification load_model_dir(const std::string& dir, LoadReport* report) {
+  if (!fs::is_directory(dir)) input_error(dir, "model folder does not exist");
+  const auto cfg = read_config((fs::path(dir) / "config.json").string());
+  DistilBertForSequenceClassification model(cfg);
+  auto r = load_weights(model, (fs::path(dir) / "model.safetensors").string());
+  if (report) *report = r;
+  return model;
+}
+
+void save_model_dir(DistilBertForSequenceClassification& model, const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) input_error(dir, "cannot create the checkpoint folder: " + ec.message());
+  std::vector<std::pair<std::string, torch::Tensor>> tensors;
+  for (const auto& item : model->named_parameters())
+    tensors.emplace_back(item.key(), item.value().to(torch::kFloat32));
+  write_safetensors((fs::path(dir) / "model.safetensors").string(), tensors);
+
+  write_file_atomic((fs::path(dir) / "config.json").string(), config_to_json(model->config).dump(2) + "\n");
+}
+
+}  // namespace ftb

@@ -1,0 +1,139 @@
+#include "core/model/distilbert.h"
+
+#include <cmath>
+
+#include "core/model/compat.h"
+
+namespace ftb {
+namespace nn = torch::nn;
+
+// HF DistilBERT uses eps=1e-12 for every LayerNorm.
+static nn::LayerNormOptions layer_norm_options(int64_t dim) {
+  return nn::LayerNormOptions({dim}).eps(1e-12);
+}
+
+EmbeddingsImpl::EmbeddingsImpl(const DistilBertConfig& c) {
+  word_embeddings = register_module(
+      "word_embeddings",
+      nn::Embedding(nn::EmbeddingOptions(c.vocab_size, c.dim).padding_idx(c.pad_token_id)));
+  position_embeddings = register_module(
+      "position_embeddings", nn::Embedding(c.max_position_embeddings, c.dim));
+  LayerNorm = register_module("LayerNorm", nn::LayerNorm(layer_norm_options(c.dim)));
+  dropout = register_module("dropout", nn::Dropout(c.dropout));
+}
+
+torch::Tensor EmbeddingsImpl::forward(const torch::Tensor& input_ids) {
+  const int64_t T = input_ids.size(1);
+  auto positions = torch::arange(T, input_ids.options().dtype(torch::kLong));  // (T)
+  auto x = word_embeddings(input_ids) + position_embeddings(positions);      // (B,T,C)
+  return dropout(LayerNorm(x));
+}
+
+MultiHeadSelfAttentionImpl::MultiHeadSelfAttentionImpl(const DistilBertConfig& c)
+    : n_heads(c.n_heads) {
+  q_lin = register_module("q_lin", nn::Linear(c.dim, c.dim));
+  k_lin = register_module("k_lin", nn::Linear(c.dim, c.dim));
+  v_lin = register_module("v_lin", nn::Linear(c.dim, c.dim));
+  out_lin = register_module("out_lin", nn::Linear(c.dim, c.dim));
+  dropout = register_module("dropout", nn::Dropout(c.attention_dropout));
+}
+
+torch::Tensor MultiHeadSelfAttentionImpl::forward(const torch::Tensor& x,
+                                                  const torch::Tensor& key_mask) {
+  const int64_t B = x.size(0), T = x.size(1), C = x.size(2), D = C / n_heads;
+  auto heads = [&](const torch::Tensor& t) {  // (B,T,C) -> (B,H,T,D)
+    return t.view({B, T, n_heads, D}).transpose(1, 2);
+  };
+  auto q = heads(q_lin(x)), k = heads(k_lin(x)), v = heads(v_lin(x));
+  // HF masks keys with finfo.min before the softmax; a boolean mask in SDPA
+  // is the same computation (every row keeps at least [CLS]).
+  auto ctx = compat::sdpa(q, k, v, key_mask, is_training() ? dropout->options.p() : 0.0);  // (B,H,T,D)
+  return out_lin(ctx.transpose(1, 2).reshape({B, T, C}));
+}
+
+FFNImpl::FFNImpl(const DistilBertConfig& c) : gelu(c.activation == "gelu") {
+  lin1 = register_module("lin1", nn::Linear(c.dim, c.hidden_dim));
+  lin2 = register_module("lin2", nn::Linear(c.hidden_dim, c.dim));
+  dropout = register_module("dropout", nn::Dropout(c.dropout));
+}
+
+torch::Tensor FFNImpl::forward(const torch::Tensor& x) {
+  auto h = lin1(x);                                  // (B,T,F)
+  h = gelu ? torch::gelu(h) : torch::relu(h);        // exact (erf) GELU, as HF
+  return dropout(lin2(h));                           // (B,T,C)
+}
+
+TransformerBlockImpl::TransformerBlockImpl(const DistilBertConfig& c) {
+  attention = register_module("attention", MultiHeadSelfAttention(c));
+  sa_layer_norm = register_module("sa_layer_norm", nn::LayerNorm(layer_norm_options(c.dim)));
+  ffn = register_module("ffn", FFN(c));
+  output_layer_norm = register_module("output_layer_norm", nn::LayerNorm(layer_norm_options(c.dim)));
+}
+
+torch::Tensor TransformerBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& key_mask) {
+  auto h = sa_layer_norm(attention(x, key_mask) + x);  // post-norm, as DistilBERT
+  return output_layer_norm(ffn(h) + h);
+}
+
+TransformerImpl::TransformerImpl(const DistilBertConfig& c) {
+  layer = register_module("layer", nn::ModuleList());
+  for (int64_t i = 0; i < c.n_layers; ++i) layer->push_back(TransformerBlock(c));
+}
+
+torch::Tensor TransformerImpl::forward(torch::Tensor x, const torch::Tensor& key_mask) {
+  for (const auto& block : *layer) x = block->as<TransformerBlock>()->forward(x, key_mask);
+  return x;
+}
+
+DistilBertModelImpl::DistilBertModelImpl(const DistilBertConfig& c) {
+  embeddings = register_module("embeddings", Embeddings(c));
+  transformer = register_module("transformer", Transformer(c));
+}
+
+torch::Tensor DistilBertModelImpl::forward(const torch::Tensor& input_ids,
+                                           const torch::Tensor& attention_mask) {
+  const int64_t B = input_ids.size(0), T = input_ids.size(1);
+  auto key_mask = attention_mask.to(torch::kBool).view({B, 1, 1, T});
+  return transformer(embeddings(input_ids), key_mask);
+}
+
+DistilBertForSequenceClassificationImpl::DistilBertForSequenceClassificationImpl(
+    const DistilBertConfig& c)
+    : config(c) {
+  distilbert = register_module("distilbert", DistilBertModel(c));
+  pre_classifier = register_module("pre_classifier", nn::Linear(c.dim, c.dim));
+  classifier = register_module("classifier", nn::Linear(c.dim, c.num_labels));
+  dropout = register_module("dropout", nn::Dropout(c.seq_classif_dropout));
+  init_weights();
+}
+
+torch::Tensor DistilBertForSequenceClassificationImpl::forward(const torch::Tensor& input_ids,
+                                                               const torch::Tensor& attention_mask) {
+  auto hidden = distilbert(input_ids, attention_mask);  // (B,T,C)
+  auto pooled = hidden.select(1, 0);                     // (B,C): the [CLS] token
+  pooled = dropout(torch::relu(pre_classifier(pooled)));
+  return classifier(pooled);                             // (B,L)
+}
+
+void DistilBertForSequenceClassificationImpl::init_weights() {
+  torch::NoGradGuard no_grad;
+  const double std = config.initializer_range;
+  for (auto& m : modules(/*include_self=*/false)) {
+    if (auto* lin = m->as<nn::Linear>()) {
+      lin->weight.normal_(0.0, std);
+      lin->bias.zero_();
+    } else if (auto* emb = m->as<nn::Embedding>()) {
+      emb->weight.normal_(0.0, std);
+      if (emb->options.padding_idx()) emb->weight[*emb->options.padding_idx()].zero_();
+    } else if (auto* ln = m->as<nn::LayerNorm>()) {
+      ln->weight.fill_(1.0);
+      ln->bias.zero_();
+    }
+  }
+}
+
+bool is_head_parameter(const std::string& name) {
+  return name.rfind("pre_classifier.", 0) == 0 || name.rfind("classifier.", 0) == 0;
+}
+
+}  // namespace ftb

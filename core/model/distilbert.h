@@ -1,0 +1,98 @@
+// DistilBertForSequenceClassification in LibTorch, with Hugging Face's
+// architecture and parameter names, so HF checkpoints load by name and the
+// checkpoints we write load in transformers' from_pretrained.
+//
+// Shape legend: B batch, T sequence length, C model width (dim), H heads,
+// D = C / H head width, F FFN width (hidden_dim), V vocabulary, L labels.
+#pragma once
+
+#include <torch/torch.h>
+
+#include "core/model/hf_config.h"
+
+namespace ftb {
+
+struct EmbeddingsImpl : torch::nn::Module {
+  explicit EmbeddingsImpl(const DistilBertConfig& c);
+  torch::Tensor forward(const torch::Tensor& input_ids);  // (B,T) -> (B,T,C)
+
+  torch::nn::Embedding word_embeddings{nullptr};      // (V, C), padding_idx row frozen
+  torch::nn::Embedding position_embeddings{nullptr};  // (max_pos, C)
+  torch::nn::LayerNorm LayerNorm{nullptr};
+  torch::nn::Dropout dropout{nullptr};
+};
+TORCH_MODULE(Embeddings);
+
+struct MultiHeadSelfAttentionImpl : torch::nn::Module {
+  explicit MultiHeadSelfAttentionImpl(const DistilBertConfig& c);
+  // x (B,T,C), key_mask (B,1,1,T) bool (true = attend) -> (B,T,C)
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& key_mask);
+
+  int64_t n_heads;
+  torch::nn::Linear q_lin{nullptr}, k_lin{nullptr}, v_lin{nullptr}, out_lin{nullptr};  // (C, C)
+  // As HF: a Dropout module holding attention_dropout; its p is what SDPA uses.
+  torch::nn::Dropout dropout{nullptr};
+};
+TORCH_MODULE(MultiHeadSelfAttention);
+
+struct FFNImpl : torch::nn::Module {
+  explicit FFNImpl(const DistilBertConfig& c);
+  torch::Tensor forward(const torch::Tensor& x);  // (B,T,C) -> (B,T,C)
+
+  bool gelu;
+  torch::nn::Linear lin1{nullptr};  // (F, C)
+  torch::nn::Linear lin2{nullptr};  // (C, F)
+  torch::nn::Dropout dropout{nullptr};
+};
+TORCH_MODULE(FFN);
+
+struct TransformerBlockImpl : torch::nn::Module {
+  explicit TransformerBlockImpl(const DistilBertConfig& c);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& key_mask);
+
+  MultiHeadSelfAttention attention{nullptr};
+  torch::nn::LayerNorm sa_layer_norm{nullptr};
+  FFN ffn{nullptr};
+  torch::nn::LayerNorm output_layer_norm{nullptr};
+};
+TORCH_MODULE(TransformerBlock);
+
+struct TransformerImpl : torch::nn::Module {
+  explicit TransformerImpl(const DistilBertConfig& c);
+  torch::Tensor forward(torch::Tensor x, const torch::Tensor& key_mask);
+
+  torch::nn::ModuleList layer{nullptr};  // n_layers x TransformerBlock
+};
+TORCH_MODULE(Transformer);
+
+struct DistilBertModelImpl : torch::nn::Module {
+  explicit DistilBertModelImpl(const DistilBertConfig& c);
+  // input_ids (B,T) int64, attention_mask (B,T) int64/bool (1 = token) -> (B,T,C)
+  torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask);
+
+  Embeddings embeddings{nullptr};
+  Transformer transformer{nullptr};
+};
+TORCH_MODULE(DistilBertModel);
+
+struct DistilBertForSequenceClassificationImpl : torch::nn::Module {
+  explicit DistilBertForSequenceClassificationImpl(const DistilBertConfig& c);
+  // -> logits (B, L), from the first ([CLS]) token.
+  torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask);
+  // HF's _init_weights: N(0, initializer_range) for Linear/Embedding weights,
+  // zero biases and padding row, LayerNorm 1/0. Uses the global generator.
+  void init_weights();
+
+  DistilBertConfig config;
+  DistilBertModel distilbert{nullptr};
+  torch::nn::Linear pre_classifier{nullptr};  // (C, C)
+  torch::nn::Linear classifier{nullptr};      // (L, C)
+  torch::nn::Dropout dropout{nullptr};        // seq_classif_dropout
+};
+TORCH_MODULE(DistilBertForSequenceClassification);
+
+// Parameters that the classification head adds on top of a pre-trained
+// DistilBERT body (they are freshly initialised when fine-tuning starts).
+bool is_head_parameter(const std::string& name);
+
+}  // namespace ftb

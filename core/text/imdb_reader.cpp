@@ -1,0 +1,185 @@
+// IMDB readers: the official archive (read with libarchive, never extracted),
+// an extracted aclImdb/ folder, and the dispatch on what a data path is.
+// Both readers return the same examples in the same order (sorted by the path
+// below aclImdb/), so switching between archive and folder changes nothing.
+#include <archive.h>
+#include <archive_entry.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/text/errors.h"
+#include "core/text/text_data.h"
+
+namespace ftb {
+namespace fs = std::filesystem;
+namespace {
+
+bool all_digits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(),
+                                   [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
+// `<id>_<rating>.txt`, as in every aclImdb review file name.
+bool is_review_name(const std::string& name) {
+  const std::string ext = ".txt";
+  if (name.size() <= ext.size() || name.compare(name.size() - ext.size(), ext.size(), ext) != 0)
+    return false;
+  const std::string stem = name.substr(0, name.size() - ext.size());
+  const std::size_t us = stem.find('_');
+  return us != std::string::npos && all_digits(stem.substr(0, us)) &&
+         all_digits(stem.substr(us + 1));
+}
+
+// For a member path like "./aclImdb/train/pos/0_9.txt": the sort key
+// "train/pos/0_9.txt" and the label, or false when it is not a review
+// (README, imdb.vocab, train/unsup/, train/labeledBow.feat, ...).
+bool review_key(const std::string& path, std::string* key, int* label) {
+  std::vector<std::string> parts;
+  std::stringstream ss(path);
+  for (std::string p; std::getline(ss, p, '/');)
+    if (!p.empty() && p != ".") parts.push_back(p);
+  if (parts.size() < 3) return false;
+  const std::string& split = parts[parts.size() - 3];
+  const std::string& cls = parts[parts.size() - 2];
+  const std::string& name = parts.back();
+  if ((split != "train" && split != "test") || (cls != "pos" && cls != "neg") ||
+      !is_review_name(name))
+    return false;
+  *key = split + "/" + cls + "/" + name;
+  *label = cls == "pos" ? 1 : 0;
+  return true;
+}
+
+using Keyed = std::vector<std::pair<std::string, Example>>;
+
+std::vector<Example> sorted_examples(Keyed keyed) {
+  std::sort(keyed.begin(), keyed.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Example> out;
+  out.reserve(keyed.size());
+  for (auto& kv : keyed) out.push_back(std::move(kv.second));
+  return out;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::vector<Example> read_imdb_archive(const std::string& path) {
+  std::unique_ptr<archive, int (*)(archive*)> ar(archive_read_new(), archive_read_free);
+  if (!ar) input_error(path, "cannot allocate an archive reader");
+  archive_read_support_filter_all(ar.get());
+  archive_read_support_format_tar(ar.get());
+  archive_read_support_format_gnutar(ar.get());
+  // 1 MiB blocks: the archive is read sequentially, once.
+  if (archive_read_open_filename(ar.get(), path.c_str(), 1 << 20) != ARCHIVE_OK)
+    input_error(path, std::string("cannot open archive: ") + archive_error_string(ar.get()));
+
+  auto fail = [&](const char* what) {
+    const char* msg = archive_error_string(ar.get());
+    input_error(path, std::string(what) + " (truncated or corrupt archive?): " +
+                          (msg ? msg : "unknown libarchive error"));
+  };
+
+  Keyed keyed;
+  std::size_t members = 0;
+  archive_entry* entry = nullptr;
+  for (;;) {
+    int rc = archive_read_next_header(ar.get(), &entry);
+    if (rc == ARCHIVE_EOF) break;
+    if (rc < ARCHIVE_WARN) fail("cannot read the next member");
+    ++members;
+    std::string key;
+    int label = 0;
+    const char* name = archive_entry_pathname(entry);
+    if (archive_entry_filetype(entry) != AE_IFREG || !name || !review_key(name, &key, &label)) {
+      // Skipping still decompresses the member, so corruption inside it is
+      // detected here too rather than silently ignored.
+      if (archive_read_data_skip(ar.get()) < ARCHIVE_WARN) fail("cannot skip a member");
+      continue;
+    }
+    std::string text;
+    if (archive_entry_size_is_set(entry)) text.reserve(archive_entry_size(entry));
+    char buf[64 * 1024];
+    for (;;) {
+      la_ssize_t n = archive_read_data(ar.get(), buf, sizeof buf);
+      if (n == 0) break;
+      if (n < 0) {
+        if (n == ARCHIVE_WARN) continue;
+        fail(("cannot read member " + std::string(name)).c_str());
+      }
+      text.append(buf, static_cast<std::size_t>(n));
+    }
+    keyed.emplace_back(std::move(key), Example{std::move(text), label});
+  }
+  if (members == 0) input_error(path, "not a tar archive, or an empty one");
+  return sorted_examples(std::move(keyed));
+}
+
+std::vector<Example> read_imdb_folder(const std::string& path) {
+  // Accept the aclImdb/ folder itself or the folder that holds it.
+  fs::path root = path;
+  if (!fs::is_directory(root / "train") && !fs::is_directory(root / "test") &&
+      fs::is_directory(root / "aclImdb"))
+    root /= "aclImdb";
+  if (!fs::is_directory(root / "train") && !fs::is_directory(root / "test"))
+    input_error(path, "not an aclImdb folder (no train/ or test/ below it or below aclImdb/)");
+
+  Keyed keyed;
+  for (const char* split : {"train", "test"}) {
+    for (const char* cls : {"pos", "neg"}) {
+      const fs::path dir = root / split / cls;
+      if (!fs::is_directory(dir)) continue;
+      for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+        std::string key;
+        int label = 0;
+        const std::string rel = std::string(split) + "/" + cls + "/" + e.path().filename().string();
+        if (!e.is_regular_file() || !review_key(rel, &key, &label)) continue;
+        std::ifstream in(e.path(), std::ios::binary);
+        if (!in) input_error(e.path().string(), "cannot read review file");
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        keyed.emplace_back(std::move(key), Example{std::move(text), label});
+      }
+    }
+  }
+  return sorted_examples(std::move(keyed));
+}
+
+std::vector<Example> read_examples(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) input_error(path, "no such file or directory");
+  std::vector<Example> out;
+  if (fs::is_directory(path, ec)) {
+    if (is_split_folder(path)) {
+      // The split is already made; concatenated in the reference's order.
+      Splits s = load_split_folder(path);
+      out = std::move(s.train);
+      for (auto* part : {&s.val, &s.test})
+        out.insert(out.end(), std::make_move_iterator(part->begin()),
+                   std::make_move_iterator(part->end()));
+    } else {
+      out = read_imdb_folder(path);
+    }
+  } else if (ends_with(path, ".tar.gz") || ends_with(path, ".tgz") || ends_with(path, ".tar")) {
+    out = read_imdb_archive(path);
+  } else if (ends_with(path, ".csv")) {
+    out = read_csv(path);
+  } else {
+    input_error(path, "unknown data format (expected .tar.gz/.tgz/.tar, .csv, or a folder)");
+  }
+  if (out.empty()) input_error(path, "no labelled reviews found");
+  return out;
+}
+
+}  // namespace ftb

@@ -1,0 +1,29 @@
+// Text formatting every output shares: shortest round-trip numbers, CSV
+// fields, and aligned tables (plain for the terminal, Markdown for table.md).
+// One implementation each; the reports, the trainer's CSV log and the CLI use
+// them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ftb {
+
+// Shortest text that reads back as the same double ("nan"/"inf" as such);
+// Python's repr, which is also what Lightning's CSVLogger writes.
+std::string shortest_double(double v);
+
+// One RFC 4180 field: quoted (and inner quotes doubled) only when needed.
+std::string csv_field(const std::string& s);
+
+enum class TableStyle { plain, markdown };
+
+// rows[0] is the header. right_aligned[c] right-aligns column c (missing =
+// left). Width counts UTF-8 code points. Markdown: pipes escaped, line breaks
+// turned into spaces, `---:` for right-aligned columns; plain: two spaces
+// between columns, a dashed line under the header (at most 120 wide), the
+// last column not padded.
+std::string format_table(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right_aligned,
+                         TableStyle style);
+
+}  // namespace ftb

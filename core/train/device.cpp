@@ -1,0 +1,87 @@
+#include "core/train/device.h"
+
+#include <algorithm>
+#include <thread>
+
+#include <sys/resource.h>
+
+#include "core/text/errors.h"
+
+#ifdef FTB_WITH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
+#endif
+
+namespace ftb {
+
+int cuda_device_count() {
+  return cuda_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
+}
+
+bool cuda_available() { return torch::cuda::is_available(); }
+
+torch::Device cuda_device_of_rank(int local_rank) {
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local_rank % std::max(1, cuda_device_count())));
+}
+
+torch::Device resolve_device(const std::string& spec) {
+  if (spec == "auto") return cuda_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+  if (spec == "cpu") return torch::Device(torch::kCPU);
+  if (spec.rfind("cuda", 0) == 0) {
+    if (!cuda_available()) input_error("--device", "\"" + spec + "\" requested but no CUDA device is available");
+    try {
+      torch::Device d(spec);
+      if (!d.has_index()) d.set_index(0);
+      if (d.index() >= static_cast<int>(torch::cuda::device_count()))
+        input_error("--device", "\"" + spec + "\": no such CUDA device");
+      return d;
+    } catch (const c10::Error&) {
+      input_error("--device", "cannot parse \"" + spec + "\"");
+    }
+  }
+  input_error("--device", "unknown device \"" + spec + "\" (auto, cpu, cuda, cuda:N)");
+}
+
+void synchronize(const torch::Device& device) {
+#ifdef FTB_WITH_CUDA
+  if (device.is_cuda()) c10::cuda::device_synchronize();
+#else
+  (void)device;
+#endif
+}
+
+void reset_peak_memory(const torch::Device& device) {
+#ifdef FTB_WITH_CUDA
+  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+#else
+  (void)device;
+#endif
+}
+
+int64_t peak_memory_bytes(const torch::Device& device, std::string* source) {
+#ifdef FTB_WITH_CUDA
+  if (device.is_cuda()) {
+    if (source) *source = "cuda_max_allocated";
+    auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+    return stats.allocated_bytes[0].peak;  // StatType::AGGREGATE
+  }
+#endif
+  (void)device;
+  if (source) *source = "process_max_rss";
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<int64_t>(ru.ru_maxrss) * 1024;
+}
+
+void seed_everything(uint64_t seed) {
+  torch::manual_seed(seed);
+  if (cuda_available()) torch::cuda::manual_seed_all(seed);
+}
+
+int configure_threads(int requested) {
+  const int n = requested > 0 ? requested : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  at::set_num_threads(n);
+  return n;
+}
+
+}  // namespace ftb

@@ -1,0 +1,35 @@
+// Device helpers: choosing the device, synchronising before reading a clock,
+// and peak memory. CUDA calls are compiled only with FTB_WITH_CUDA.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <string>
+
+namespace ftb {
+
+// "auto" -> cuda:0 when available else cpu; "cpu"; "cuda"; "cuda:N".
+// Unknown or unavailable -> InputError naming --device.
+torch::Device resolve_device(const std::string& spec);
+bool cuda_available();
+int cuda_device_count();  // 0 without CUDA
+// One GPU per rank of a machine: cuda:(local_rank mod the visible GPUs), so a
+// launcher that gives each rank its own GPU (SLURM --gpus-per-task=1) leaves
+// every rank device 0.
+torch::Device cuda_device_of_rank(int local_rank);
+// Blocks until queued work on `device` is done (no-op on CPU, where ops are
+// synchronous): every timed region ends with it.
+void synchronize(const torch::Device& device);
+void reset_peak_memory(const torch::Device& device);
+// CUDA: the caching allocator's peak allocated bytes since the last reset.
+// CPU: the process's peak resident set size (never resets; a conservative
+// upper bound that includes the data and the other scenarios of the run).
+int64_t peak_memory_bytes(const torch::Device& device, std::string* source = nullptr);
+// Sets LibTorch's intra-op threads explicitly (builds differ in the default:
+// Debian's 1.13 picks half the cores); 0 = every core. Returns the count.
+int configure_threads(int requested);
+
+// Seeds every generator we use (CPU, CUDA).
+void seed_everything(uint64_t seed);
+
+}  // namespace ftb

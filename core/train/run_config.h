@@ -1,0 +1,78 @@
+// RunConfig: everything a run depends on, resolved from a preset, the CLI
+// flags and key=value overrides (in that order). Unknown keys are errors; the
+// resolved config is printed at start and written into the report.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/train/precision.h"
+
+namespace ftb {
+
+struct RunConfig {
+  std::string preset = "smoke";
+  std::vector<std::string> scenarios;  // empty = every registered scenario
+  std::string model_dir;  // HF folder (config.json, model.safetensors, vocab.txt); "" = embedded default
+  std::string data;       // IMDB archive/folder, CSV, or train/val/test.csv folder; "" = synthetic
+  std::string vocab;      // vocab.txt; "" = model_dir/vocab.txt, else built from the training text
+  std::string device = "auto";
+  int repeats = 1;
+  int world_size = 0;  // ranks of the distributed scenarios; 0 = auto (GPUs on CUDA, 2 on CPU)
+
+  // Distributed scenarios (ddp, sharded, zero2, fabric).
+  double bucket_mb = 25;          // gradient bucket cap in MiB (PyTorch DDP's bucket_cap_mb)
+  double dist_timeout_s = 300;    // rendezvous and every collective; a dead/hung peer fails the run after this
+  std::optional<Precision> dp_precision;      // ddp/sharded/zero2; nullopt = auto (16-mixed on CUDA, 32 on CPU)
+  std::string fabric_strategy = "zero2";  // ddp | sharded | zero2
+  std::optional<Precision> fabric_precision;  // nullopt = auto (16-mixed on CUDA, bf16-mixed on CPU)
+
+  // Training (the reference: 3 epochs, batch 12, Adam lr 5e-5, seed 123).
+  int epochs = 3;
+  int batch_size = 12;
+  int eval_batch_size = 0;  // 0 = batch_size
+  double lr = 5e-5;
+  std::string adam = "auto";  // auto (PyTorch's pick: foreach on CUDA, loop on CPU) | loop | foreach
+  uint64_t seed = 123;
+  int max_steps = 0;         // per-epoch cap on training steps; 0 = the whole epoch
+  int eval_max_batches = 0;  // cap on validation/test batches; 0 = all
+  int warmup_steps = 2;      // steps excluded from the step-time statistics
+
+  // Data and tokenization (the reference pads every sequence to 512).
+  int max_length = 512;
+  std::string padding = "max_length";  // max_length | longest
+  int64_t limit = 0;                   // keep the first N shuffled examples; 0 = all
+  int64_t synthetic_count = 5000;      // size of the synthetic corpus
+  double label_noise = 0.05;
+  int vocab_size = 4000;               // size of a vocabulary built from the corpus
+  int prefetch = 2;                    // batches prepared ahead by the loader thread
+
+  // Embedded model (used when model_dir is empty); HF DistilBERT names.
+  int dim = 768, n_layers = 6, n_heads = 12, hidden_dim = 3072;
+  double dropout = 0.1;
+  int model_vocab_size = 0;  // 0 = the tokenizer's vocabulary size
+
+  int threads = 0;  // intra-op threads; 0 = every core of the machine
+};
+
+// Presets: smoke (default, tiny model on the synthetic corpus, minutes on 2
+// cores), paper (the reference's workload; needs --model and --data),
+// synthetic-full (full-size DistilBERT on synthetic data: compare GPUs without
+// downloads), mfu (full-size shape, 1 warm-up + 3 timed steps).
+RunConfig preset_config(const std::string& name);  // InputError naming --preset
+std::vector<std::string> preset_names();
+
+// Applies "key=value" (InputError naming the key when unknown or malformed).
+void apply_override(RunConfig& config, const std::string& assignment);
+// Checks ranges and combinations; InputError naming the offending key.
+void validate(const RunConfig& config);
+
+nlohmann::json to_json(const RunConfig& config);
+// Rows (key, value, description) for the start-of-run table.
+std::vector<std::vector<std::string>> config_rows(const RunConfig& config);
+
+}  // namespace ftb

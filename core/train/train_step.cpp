@@ -1,0 +1,67 @@
+#include "core/train/train_step.h"
+
+namespace ftb {
+
+Batch to_device(const Batch& b, const torch::Device& device) {
+  if (device.is_cpu()) return b;
+  Batch out = b;
+  out.input_ids = b.input_ids.to(device, /*non_blocking=*/true);
+  out.attention_mask = b.attention_mask.to(device, /*non_blocking=*/true);
+  out.labels = b.labels.to(device, /*non_blocking=*/true);
+  return out;
+}
+
+std::pair<torch::Tensor, torch::Tensor> forward_loss(DistilBertForSequenceClassification& model,
+                                                     const Batch& batch) {
+  auto logits = model->forward(batch.input_ids, batch.attention_mask);  // (B,L)
+  // fp32 loss even when the forward ran in reduced precision (as autocast does).
+  auto loss = torch::cross_entropy_loss(logits.to(torch::kFloat), batch.labels);
+  auto correct = (logits.argmax(1) == batch.labels).sum();
+  return {loss, correct};
+}
+
+StepOutput train_step(DistilBertForSequenceClassification& model, torch::optim::Optimizer& optimizer,
+                      const Batch& batch) {
+  optimizer.zero_grad();
+  auto [loss, correct] = forward_loss(model, batch);
+  loss.backward();
+  optimizer.step();
+  return {loss.detach(), correct};
+}
+
+EvalResult evaluate(DistilBertForSequenceClassification& model, BatchLoader& loader,
+                    const torch::Device& device, int64_t max_batches, const EvalForward& forward,
+                    const SumAcrossRanks& sum_across_ranks) {
+  const bool was_training = model->is_training();
+  model->eval();
+  torch::NoGradGuard no_grad;
+  // Accumulate on the device; one sync at the end.
+  auto loss_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device));
+  auto correct = torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(device));
+  int64_t samples = 0, batches = 0;
+  loader.start_epoch(0);
+  while (auto batch = loader.next()) {
+    if (max_batches > 0 && batches == max_batches) break;
+    auto b = to_device(*batch, device);
+    auto [loss, hits] = forward ? forward(b) : forward_loss(model, b);
+    const int64_t n = b.labels.size(0);
+    loss_sum += loss.to(torch::kDouble) * n;
+    correct += hits;
+    samples += n;
+    ++batches;
+  }
+  model->train(was_training);
+  auto totals = torch::tensor({loss_sum.item<double>(), static_cast<double>(correct.item<int64_t>()),
+                               static_cast<double>(samples)},
+                              torch::kDouble);
+  if (sum_across_ranks) sum_across_ranks(totals);
+  EvalResult r;
+  r.samples = static_cast<int64_t>(totals[2].item<double>());
+  if (r.samples > 0) {
+    r.loss = totals[0].item<double>() / r.samples;
+    r.acc = totals[1].item<double>() / r.samples;
+  }
+  return r;
+}
+
+}  // namespace ftb

@@ -1,0 +1,47 @@
+// The shared training step and evaluation: every scenario calls these, so the
+// difference between two rows of the table is the technique, not the math.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <functional>
+
+#include "core/train/batching.h"
+#include "core/model/distilbert.h"
+
+namespace ftb {
+
+// Detached device tensors: reading them (.item()) is the caller's sync point.
+struct StepOutput {
+  torch::Tensor loss;     // () mean cross-entropy of the batch
+  torch::Tensor correct;  // () number of argmax hits
+};
+
+// Moves a batch to `device` (non_blocking: the loader pins nothing on CPU).
+Batch to_device(const Batch& b, const torch::Device& device);
+
+// logits = model(ids, mask); loss = cross_entropy(logits, labels).
+// Returns the loss with its graph (for backward) and the correct count.
+std::pair<torch::Tensor, torch::Tensor> forward_loss(DistilBertForSequenceClassification& model,
+                                                     const Batch& batch);
+
+// The reference's plain step: zero_grad, forward, backward, optimizer step.
+StepOutput train_step(DistilBertForSequenceClassification& model, torch::optim::Optimizer& optimizer,
+                      const Batch& batch);
+
+struct EvalResult {
+  double loss = 0, acc = 0;
+  int64_t samples = 0;
+};
+// How a scenario runs a forward pass for evaluation (e.g. under autocast).
+using EvalForward = std::function<std::pair<torch::Tensor, torch::Tensor>(const Batch&)>;
+// Distributed runs: sums a float64 CPU tensor over ranks in place (metrics
+// only; each rank evaluates its own shard). Empty = one process.
+using SumAcrossRanks = std::function<void(torch::Tensor&)>;
+// Eval mode, no grad, over the loader's epoch 0 (max_batches 0 = all); the
+// model's training flag is restored afterwards.
+EvalResult evaluate(DistilBertForSequenceClassification& model, BatchLoader& loader,
+                    const torch::Device& device, int64_t max_batches,
+                    const EvalForward& forward = nullptr, const SumAcrossRanks& sum_across_ranks = nullptr);
+
+}  // namespace ftb

@@ -1,0 +1,159 @@
+#include "core/train/workload.h"
+
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "core/model/checkpoint.h"
+#include "core/train/device.h"
+#include "core/text/errors.h"
+#include "core/text/text_data.h"
+
+namespace ftb {
+namespace fs = std::filesystem;
+
+namespace {
+
+Splits load_splits(const RunConfig& c, std::string* source) {
+  if (c.data.empty()) {
+    SyntheticOptions so;
+    so.count = static_cast<std::size_t>(c.synthetic_count);
+    so.seed = c.seed;
+    so.label_noise = c.label_noise;
+    *source = "synthetic(count=" + std::to_string(c.synthetic_count) + ", seed=" + std::to_string(c.seed) + ")";
+    return split_reference(synthetic_corpus(so), c.seed, static_cast<std::size_t>(c.limit));
+  }
+  *source = c.data;
+  if (!fs::exists(c.data)) input_error("--data", "\"" + c.data + "\" does not exist");
+  if (is_split_folder(c.data)) return load_split_folder(c.data);
+  return split_reference(read_examples(c.data), c.seed, static_cast<std::size_t>(c.limit));
+}
+
+std::shared_ptr<WordPieceTokenizer> load_tokenizer(const RunConfig& c, const Splits& splits,
+                                                   std::string* source) {
+  std::string path = c.vocab;
+  if (path.empty() && !c.model_dir.empty()) {
+    path = (fs::path(c.model_dir) / "vocab.txt").string();
+    if (!fs::exists(path)) input_error(path, "model folder has no vocab.txt (pass vocab=FILE)");
+  }
+  if (!path.empty()) {
+    *source = path;
+    return std::make_shared<WordPieceTokenizer>(WordPieceTokenizer::from_file(path));
+  }
+  std::vector<std::string> texts;
+  texts.reserve(splits.train.size());
+  for (const auto& e : splits.train) texts.push_back(e.text);
+  *source = "built from the training split (" + std::to_string(c.vocab_size) + " entries)";
+  return std::make_shared<WordPieceTokenizer>(
+      WordPieceTokenizer::from_tokens(build_wordpiece_vocab(texts, static_cast<std::size_t>(c.vocab_size)),
+                                      "built vocabulary"));
+}
+
+}  // namespace
+
+Workload build_workload(const RunConfig& c) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Workload w;
+  w.seed = c.seed;
+  w.model_dir = c.model_dir;
+  if (c.model_dir.empty() && c.preset == "paper")
+    input_error("--model", "preset paper needs a distilbert-base-uncased folder (config.json, "
+                           "model.safetensors, vocab.txt)");
+  if (c.data.empty() && c.preset == "paper")
+    input_error("--data", "preset paper needs the IMDB archive, its aclImdb/ folder or train/val/test.csv");
+
+  Splits splits = load_splits(c, &w.data_source);
+  if (splits.train.empty() || splits.val.empty() || splits.test.empty())
+    input_error(c.data.empty() ? "synthetic_count" : c.data,
+                "empty data set after splitting (" + std::to_string(splits.train.size()) + "/" +
+                    std::to_string(splits.val.size()) + "/" + std::to_string(splits.test.size()) + ")");
+  w.tokenizer = load_tokenizer(c, splits, &w.vocab_source);
+
+  if (!c.model_dir.empty()) {
+    w.model_config = read_config((fs::path(c.model_dir) / "config.json").string());
+  } else {
+    auto& m = w.model_config;
+    m.vocab_size = c.model_vocab_size > 0 ? c.model_vocab_size : static_cast<int64_t>(w.tokenizer->vocab_size());
+    m.dim = c.dim, m.n_layers = c.n_layers, m.n_heads = c.n_heads, m.hidden_dim = c.hidden_dim;
+    m.dropout = m.attention_dropout = c.dropout;
+    // dropout=0 turns every dropout off (the classifier's too, HF's 0.2
+    // otherwise): what tests comparing two runs step for step need.
+    if (c.dropout == 0) m.seq_classif_dropout = 0;
+    m.max_position_embeddings = std::max(512, c.max_length);
+    m.pad_token_id = w.tokenizer->pad_id();
+    validate_config(m, "embedded model config");
+  }
+  if (c.max_length > w.model_config.max_position_embeddings)
+    input_error("max_length", std::to_string(c.max_length) + " exceeds the model's max_position_embeddings " +
+                                  std::to_string(w.model_config.max_position_embeddings));
+  if (static_cast<int64_t>(w.tokenizer->vocab_size()) > w.model_config.vocab_size)
+    input_error(w.vocab_source, "vocabulary has " + std::to_string(w.tokenizer->vocab_size()) +
+                                    " entries but the model only " + std::to_string(w.model_config.vocab_size));
+
+  const int threads = std::max(1u, std::thread::hardware_concurrency());
+  w.train = tokenize_split(*w.tokenizer, splits.train, c.max_length, threads);
+  w.val = tokenize_split(*w.tokenizer, splits.val, c.max_length, threads);
+  w.test = tokenize_split(*w.tokenizer, splits.test, c.max_length, threads);
+  w.prep_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return w;
+}
+
+DistilBertForSequenceClassification Workload::make_model() const {
+  // Same seed -> same initial weights for every scenario and every rank. The
+  // global generator is shared: one model at a time (tests run ranks as
+  // threads of one process).
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  seed_everything(seed);
+  if (model_dir.empty()) return DistilBertForSequenceClassification(model_config);
+  return load_model_dir(model_dir);
+}
+
+LoaderOptions Workload::train_loader_options(const RunConfig& c) const {
+  LoaderOptions o;
+  o.batch_size = c.batch_size;
+  o.shuffle = true;
+  o.drop_last = true;
+  o.padding = padding_from_string(c.padding);
+  o.max_length = c.max_length;
+  o.pad_id = tokenizer->pad_id();
+  o.seed = c.seed;
+  o.prefetch = c.prefetch;
+  return o;
+}
+
+LoaderOptions Workload::eval_loader_options(const RunConfig& c) const {
+  LoaderOptions o = train_loader_options(c);
+  o.batch_size = c.eval_batch_size > 0 ? c.eval_batch_size : c.batch_size;
+  o.shuffle = false;
+  // Every example is evaluated (the reference drops the last partial batch,
+  // at most 11 of its 10,000 test reviews; on small sets that would skew or
+  // empty the metric).
+  o.drop_last = false;
+  o.even_shards = false;  // distributed evaluation: each example once, summed over ranks
+  return o;
+}
+
+nlohmann::json Workload::describe() const {
+  return {
+      {"data_source", data_source},
+      {"vocab_source", vocab_source},
+      {"vocab_size", tokenizer->vocab_size()},
+      {"train_examples", train.size()},
+      {"val_examples", val.size()},
+      {"test_examples", test.size()},
+      {"train_tokens", train.token_count()},
+      {"model", config_to_json(model_config)},
+      {"model_dir", model_dir},
+      {"prep_time_s", prep_time_s},
+  };
+}
+
+std::string Workload::summary() const {
+  return "data: " + std::to_string(train.size()) + " train / " + std::to_string(val.size()) + " val / " +
+         std::to_string(test.size()) + " test examples (" + data_source + "), vocab " +
+         std::to_string(tokenizer->vocab_size()) + ", " + std::to_string(prep_time_s) + " s";
+}
+
+}  // namespace ftb

@@ -1,0 +1,40 @@
+// fused_adam: baseline with Adam's fused kernel (torch.optim.Adam(fused=True)):
+// the same loop, model, data and precision, one kernel per optimizer step.
+// It is here so that what the fused optimizer buys on its own is measured,
+// never credited to the technique of a row that needs it (cuda_graph's
+// capturable step, the data-parallel rows' step over flat buckets).
+#include "core/train/device.h"
+#include "scenarios/common.h"
+#include "scenarios/registry.h"
+
+namespace ftb {
+namespace {
+
+constexpr const char* kName = "fused_adam";
+
+std::string fused_unavailable(const RunConfig& c) {
+  const auto device = resolve_device(c.device);
+  if (fused_adam_available(device)) return "";
+  return "this LibTorch (" + std::string(TORCH_VERSION) + ") has no fused Adam kernel for " + device.str();
+}
+
+ScenarioResult run_fused_adam(const Workload& w, const RunConfig& config, const ScenarioContext& ctx) {
+  RunConfig c = config;
+  c.adam = "fused";
+  SingleProcess p(w, c, kName);
+  auto step = [&](const Batch& b) { return train_step(p.model, p.optimizer, b); };
+  return p.result(p.fit(step, ctx), Precision::fp32);
+}
+
+}  // namespace
+
+ScenarioInfo fused_adam_scenario() {
+  ScenarioInfo s;
+  s.name = kName;
+  s.technique = "baseline with the fused Adam kernel: what the optimizer alone buys";
+  s.unavailable = fused_unavailable;
+  s.run = run_fused_adam;
+  return s;
+}
+
+}  // namespace ftb

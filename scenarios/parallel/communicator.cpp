@@ -1,0 +1,239 @@
+#include "scenarios/parallel/communicator.h"
+
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#ifdef USE_C10D_GLOO
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#endif
+#if defined(FTB_WITH_CUDA) && defined(USE_C10D_NCCL)
+#include <c10/cuda/CUDAFunctions.h>
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+#include "core/text/errors.h"
+
+namespace ftb::dist {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool is_loopback(const std::string& addr) {
+  return addr == "127.0.0.1" || addr == "localhost" || addr == "::1";
+}
+
+// One TCPStore per process and address: every group (one per distributed
+// scenario) gets a PrefixStore on it. Rank 0 hosts it.
+c10::intrusive_ptr<c10d::Store> shared_store(const DistEnv& env, std::chrono::milliseconds timeout) {
+  static std::mutex mu;
+  static std::map<std::string, c10::intrusive_ptr<c10d::Store>> stores;
+  // Keyed by rank too: tests run several ranks as threads of one process,
+  // each with its own client. Not locked while connecting: rank 0's server
+  // waits for the other ranks' clients.
+  const std::string where = env.master_addr + ":" + std::to_string(env.master_port);
+  const std::string key = where + "#" + std::to_string(env.rank);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = stores.find(key); it != stores.end() && env.master_port != 0) return it->second;
+  }
+  // torchrun's agent already serves a store on MASTER_PORT and tells its
+  // workers so: every rank is then a client (as torch.distributed does).
+  const char* agent = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
+  const bool agent_store = agent && std::string(agent) == "True";
+  c10d::TCPStoreOptions so;
+  so.port = static_cast<uint16_t>(env.master_port);
+  so.isServer = env.rank == 0 && !agent_store;
+  so.numWorkers = static_cast<std::size_t>(env.world_size);
+  so.waitWorkers = !agent_store;
+  so.timeout = timeout;
+  c10::intrusive_ptr<c10d::Store> store;
+  try {
+    store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
+  } catch (const std::exception& e) {
+    const std::string what = first_line(e.what());
+    if (env.rank == 0 && (what.find("EADDRINUSE") != std::string::npos ||
+                          what.find("already in use") != std::string::npos))
+      input_error("MASTER_PORT", "port " + std::to_string(env.master_port) + " on " + env.master_addr +
+                                     " is already in use (set MASTER_PORT to a free port)");
+    throw std::runtime_error("rendezvous at " + where + " (rank " + std::to_string(env.rank) + " of " +
+                             std::to_string(env.world_size) + ") failed: " + what);
+  }
+  if (agent_store) {  // torchrun's key space for this attempt of the job
+    const char* attempt = std::getenv("TORCHELASTIC_RESTART_COUNT");
+    store = c10::make_intrusive<c10d::PrefixStore>(std::string("/worker/attempt_") + (attempt ? attempt : "0"), store);
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  if (env.master_port != 0) stores[key] = store;  // port 0 (a world of one): a new store each time
+  return store;
+}
+
+}  // namespace
+
+Pending::Pending(c10::intrusive_ptr<c10d::Work> work, std::function<void()> after)
+    : work_(std::move(work)), after_(std::move(after)) {}
+
+std::string backend_for(const torch::Device& device, std::string* why) {
+  auto fail = [&](const std::string& reason) {
+    if (why) *why = reason;
+    return std::string();
+  };
+  if (device.is_cuda()) {
+#if defined(FTB_WITH_CUDA) && defined(USE_C10D_NCCL)
+    return "nccl";
+#else
+    return fail("this build of ftbench has no NCCL process group (LibTorch without USE_C10D_NCCL)");
+#endif
+  }
+#ifdef USE_C10D_GLOO
+  return "gloo";
+#else
+  return fail("this LibTorch has no Gloo process group (USE_C10D_GLOO is not defined)");
+#endif
+}
+
+std::shared_ptr<Communicator> Communicator::create(const DistEnv& env, const torch::Device& device,
+                                                   std::chrono::milliseconds timeout, const std::string& name) {
+  std::string why;
+  const std::string backend = backend_for(device, &why);
+  if (backend.empty()) throw std::runtime_error(why);
+  std::shared_ptr<Communicator> c(new Communicator());
+  c->rank_ = env.rank;
+  c->size_ = env.world_size;
+  c->device_ = device;
+  c->backend_name_ = backend;
+  c->store_ = c10::make_intrusive<c10d::PrefixStore>(name, shared_store(env, timeout));
+  if (backend == "gloo") {
+#ifdef USE_C10D_GLOO
+    using Gloo = c10d::ProcessGroupGloo;
+    auto opts = Gloo::Options::create(timeout);
+    if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"))
+      opts->devices.push_back(Gloo::createDeviceForInterface(ifname));
+    else if (is_loopback(env.master_addr))
+      opts->devices.push_back(Gloo::createDeviceForHostname("127.0.0.1"));
+    else
+      opts->devices.push_back(Gloo::createDefaultDevice());
+    c->pg_ = c10::make_intrusive<Gloo>(c->store_, env.rank, env.world_size, opts);
+#endif
+  } else {
+#if defined(FTB_WITH_CUDA) && defined(USE_C10D_NCCL)
+    c10::cuda::set_device(device.has_index() ? device.index() : 0);
+    auto opts = c10d::ProcessGroupNCCL::Options::create();
+    opts->timeout = timeout;
+    c->pg_ = c10::make_intrusive<c10d::ProcessGroupNCCL>(c->store_, env.rank, env.world_size, opts);
+#endif
+  }
+  c->probe_collectives();
+  return c;
+}
+
+Communicator::~Communicator() {
+#if FTB_TORCH_AT_LEAST(2, 0)
+  // NCCL wants an explicit shutdown (its communicators and watchdog thread);
+  // a no-op for Gloo.
+  try {
+    if (pg_) pg_->shutdown();
+  } catch (...) {
+  }
+#endif
+}
+
+void Communicator::probe_collectives() {
+  // Same binary on every rank, so every rank takes the same branch; an
+  // unsupported collective throws before sending anything.
+  auto opts = torch::TensorOptions().device(device_).dtype(torch::kFloat);
+  auto in = torch::ones({size_}, opts), out = torch::zeros({1}, opts);
+  if (backend_name_ == "gloo") {
+    // Gloo has no reduce-scatter: LibTorch's ProcessGroupGloo answers
+    // _reduce_scatter_base (where it has it at all, 2.3+) with a clone of the
+    // input, an all-reduce and a copy of the chunk. We do the same without
+    // the clone, and say so.
+    native_reduce_scatter_ = false;
+    reduce_scatter_fallback_ = "reduce_scatter = all_reduce + chunk (gloo has no reduce-scatter; 2x the traffic)";
+  } else {
+    try {
+      pg_->_reduce_scatter_base(out, in)->wait();
+    } catch (const std::exception&) {
+      native_reduce_scatter_ = false;
+      reduce_scatter_fallback_ =
+          "reduce_scatter = all_reduce + chunk (" + backend_name_ + " has no _reduce_scatter_base here)";
+    }
+  }
+  auto one = torch::ones({1}, opts), all = torch::zeros({size_}, opts);
+  try {
+    pg_->_allgather_base(all, one)->wait();
+  } catch (const std::exception&) {
+    native_all_gather_ = false;
+    all_gather_fallback_ = "all_gather = list all_gather (" + backend_name_ + " has no _allgather_base here)";
+  }
+}
+
+Pending Communicator::all_reduce_sum(torch::Tensor t) {
+  std::vector<torch::Tensor> v{t};
+  return {pg_->allreduce(v)};
+}
+
+Pending Communicator::all_reduce_max(torch::Tensor t) {
+  std::vector<torch::Tensor> v{t};
+  c10d::AllreduceOptions o;
+  o.reduceOp = c10d::ReduceOp::MAX;
+  return {pg_->allreduce(v, o)};
+}
+
+Pending Communicator::broadcast(torch::Tensor t, int root) {
+  std::vector<torch::Tensor> v{t};
+  c10d::BroadcastOptions o;
+  o.rootRank = root;
+  return {pg_->broadcast(v, o)};
+}
+
+Pending Communicator::reduce_scatter_sum(torch::Tensor out, torch::Tensor in) {
+  TORCH_CHECK(in.numel() == out.numel() * size_, "reduce_scatter: input must be size x output");
+  if (native_reduce_scatter_) return {pg_->_reduce_scatter_base(out, in)};
+  note_fallback(reduce_scatter_fallback_);
+  // Emulation: every rank gets the whole sum and keeps its chunk (2x traffic).
+  std::vector<torch::Tensor> v{in};
+  const int64_t n = out.numel();
+  const int64_t start = rank_ * n;
+  return {pg_->allreduce(v), [out, in, start, n]() mutable { out.copy_(in.narrow(0, start, n)); }};
+}
+
+Pending Communicator::all_gather(torch::Tensor out, torch::Tensor in) {
+  TORCH_CHECK(out.numel() == in.numel() * size_, "all_gather: output must be size x input");
+  if (native_all_gather_) return {pg_->_allgather_base(out, in)};
+  note_fallback(all_gather_fallback_);
+  std::vector<std::vector<torch::Tensor>> outs{out.chunk(size_)};
+  std::vector<torch::Tensor> ins{in};
+  return {pg_->allgather(outs, ins)};
+}
+
+void Communicator::note_fallback(const std::string& what) {
+  if (fallback_.find(what) == std::string::npos) fallback_ += (fallback_.empty() ? "" : "; ") + what;
+}
+
+void Communicator::sum_in_place(torch::Tensor& t) {
+  auto on_device = t.to(device_);
+  run(all_reduce_sum(on_device));
+  t.copy_(on_device);
+}
+
+void Communicator::barrier() {
+  c10d::BarrierOptions o;
+  if (device_.is_cuda()) o.device_ids = {device_.index()};
+  Pending p{pg_->barrier(o)};
+  wait(p);
+}
+
+void Communicator::wait(Pending& p) {
+  if (!p.work_) return;
+  const auto t0 = Clock::now();
+  p.work_->wait();
+  wait_s_ += std::chrono::duration<double>(Clock::now() - t0).count();
+  if (p.after_) p.after_();
+  p.work_.reset();
+  p.after_ = nullptr;
+}
+
+}  // namespace ftb::dist

@@ -1,0 +1,100 @@
+// One rank's view of a c10d process group: PyTorch's own distributed engine
+// (ProcessGroupGloo on CPU, ProcessGroupNCCL on CUDA, rendezvous through a
+// TCPStore at MASTER_ADDR:MASTER_PORT), with what a benchmark needs on top:
+//   - the host time spent blocked in wait() (the report's collective wait),
+//   - reduce-scatter / all-gather of flat buffers with a fallback where the
+//     backend lacks the collective (recorded, and reported as comm_fallback),
+//   - timeouts on the store and every collective, so a dead or hung peer turns
+//     into an exception within dist_timeout_s instead of a hang.
+// The backend is held as the concrete class's base (c10d::Backend in 2.x,
+// ProcessGroup in 1.13); calls skip the dispatcher (LIBTORCH-NOTES §4).
+#pragma once
+
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>  // Work, Store, Backend (2.x)
+#include <torch/torch.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/model/compat.h"
+#include "scenarios/parallel/rank_env.h"
+
+
+namespace ftb::dist {
+
+#if FTB_TORCH_AT_LEAST(2, 0)
+using BackendBase = c10d::Backend;
+#else
+using BackendBase = c10d::ProcessGroup;
+#endif
+
+// An issued collective. wait() blocks until it is done (on NCCL: until the
+// current stream is ordered after it) and then runs the fallback's epilogue.
+class Pending {
+ public:
+  Pending() = default;
+  Pending(c10::intrusive_ptr<c10d::Work> work, std::function<void()> after = nullptr);
+  bool valid() const { return static_cast<bool>(work_); }
+  c10::intrusive_ptr<c10d::Work> work_;
+  std::function<void()> after_;
+};
+
+class Communicator {
+ public:
+  // Joins the process group of env (a world of 1 is fine). Rank 0 hosts the
+  // store. `name` prefixes every key, so several groups can share one store.
+  // Throws InputError naming MASTER_PORT when rank 0 cannot listen on it.
+  static std::shared_ptr<Communicator> create(const DistEnv& env, const torch::Device& device,
+                                              std::chrono::milliseconds timeout, const std::string& name);
+  ~Communicator();
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  const std::string& backend() const { return backend_name_; }  // "gloo" | "nccl"
+  const torch::Device& device() const { return device_; }
+
+  // Asynchronous collectives, in place unless stated. Every rank must issue
+  // the same collectives in the same order.
+  Pending all_reduce_sum(torch::Tensor t);
+  Pending all_reduce_max(torch::Tensor t);
+  Pending broadcast(torch::Tensor t, int root);
+  // out (n) = this rank's chunk of the sum over ranks of in (n * size).
+  Pending reduce_scatter_sum(torch::Tensor out, torch::Tensor in);
+  // out (n * size) = concatenation of every rank's in (n).
+  Pending all_gather(torch::Tensor out, torch::Tensor in);
+  void barrier();
+  // Sums t over the ranks in place, whatever its device (metrics): copied to
+  // this group's device and back.
+  void sum_in_place(torch::Tensor& t);
+
+  void wait(Pending& p);                        // timed: adds to wait_s()
+  void run(Pending p) { wait(p); }              // issue + wait in one line
+  double wait_s() const { return wait_s_; }     // host time blocked in wait() since reset
+  void reset_wait() { wait_s_ = 0; }
+  // The emulated collectives this group has used, e.g. "reduce_scatter =
+  // all_reduce + chunk (gloo has no reduce-scatter; 2x the traffic)"; empty
+  // when every collective it ran was the backend's own.
+  const std::string& fallback() const { return fallback_; }
+
+ private:
+  Communicator() = default;
+  void probe_collectives();
+  void note_fallback(const std::string& what);
+
+  int rank_ = 0, size_ = 1;
+  torch::Device device_ = torch::kCPU;
+  std::string backend_name_;
+  c10::intrusive_ptr<c10d::Store> store_;
+  c10::intrusive_ptr<BackendBase> pg_;
+  bool native_reduce_scatter_ = true, native_all_gather_ = true;
+  std::string reduce_scatter_fallback_, all_gather_fallback_, fallback_;
+  double wait_s_ = 0;
+};
+
+// The backend a device uses: "nccl" on CUDA, "gloo" on CPU; "" when this
+// build has no such backend (reason in *why).
+std::string backend_for(const torch::Device& device, std::string* why = nullptr);
+
+}  // namespace ftb::dist

@@ -1,0 +1,235 @@
+#include "scenarios/parallel/data_parallel.h"
+
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/function_hook.h>
+#include <torch/csrc/autograd/variable.h>
+
+#include <stdexcept>
+
+#include "core/text/errors.h"
+
+namespace ftb::dist {
+namespace {
+
+// Runs fn after the parameter's gradient has been accumulated.
+struct GradReadyHook : torch::autograd::FunctionPostHook {
+  explicit GradReadyHook(std::function<void()> fn) : fn_(std::move(fn)) {}
+  torch::autograd::variable_list operator()(const torch::autograd::variable_list& outputs,
+                                            const torch::autograd::variable_list& /*inputs*/) override {
+    fn_();
+    return outputs;
+  }
+  std::function<void()> fn_;
+};
+
+}  // namespace
+
+Sharding sharding_from_string(const std::string& name) {
+  if (name == "ddp") return Sharding::none;
+  if (name == "sharded") return Sharding::optimizer;
+  if (name == "zero2") return Sharding::gradients;
+  input_error("strategy", "unknown strategy \"" + name + "\" (ddp, sharded, zero2)");
+}
+
+std::string to_string(Sharding s) {
+  switch (s) {
+    case Sharding::none: return "ddp";
+    case Sharding::optimizer: return "sharded";
+    case Sharding::gradients: return "zero2";
+  }
+  return "?";
+}
+
+struct DataParallel::Bucket {
+  std::vector<std::size_t> params;  // indices into params_, in layout order
+  std::vector<int64_t> offsets;     // element offset of each in the flat buffers
+  int64_t numel = 0, padded = 0, chunk = 0;  // chunk = padded / world = one rank's shard
+  torch::Tensor flat_params;  // (padded): the parameters are views into it
+  torch::Tensor flat_grads;   // (padded) ddp/sharded: the gradients are views into it
+  torch::Tensor shard_grads;  // (chunk) zero2: this rank's reduced gradients
+  torch::Tensor staging;      // (padded) zero2: the bucket's gradients while they are reduced
+  std::size_t ready = 0;
+  Pending pending;
+};
+
+DataParallel::DataParallel(std::vector<torch::Tensor> params, std::shared_ptr<Communicator> comm,
+                           DataParallelOptions options)
+    : params_(std::move(params)), comm_(std::move(comm)), options_(options) {
+  if (options_.bucket_cap_bytes <= 0 || options_.first_bucket_cap_bytes <= 0)
+    throw std::invalid_argument("DataParallel: bucket caps must be > 0");
+  torch::NoGradGuard no_grad;
+  const int64_t world = comm_->size(), rank = comm_->rank();
+  // Buckets over the parameters in reverse registration order.
+  bucket_of_.assign(params_.size(), 0);
+  for (std::size_t k = params_.size(); k-- > 0;) {
+    const auto& p = params_[k];
+    if (p.scalar_type() != torch::kFloat)
+      throw std::invalid_argument("DataParallel: parameters must be float32 (autocast keeps them so)");
+    const int64_t bytes = p.numel() * 4;
+    const int64_t cap = buckets_.size() <= 1 ? std::min(options_.first_bucket_cap_bytes, options_.bucket_cap_bytes)
+                                             : options_.bucket_cap_bytes;
+    if (buckets_.empty() || (buckets_.back()->numel * 4 + bytes > cap && !buckets_.back()->params.empty()))
+      buckets_.push_back(std::make_unique<Bucket>());
+    auto& b = *buckets_.back();
+    b.params.push_back(k);
+    b.offsets.push_back(b.numel);
+    b.numel += p.numel();
+    bucket_of_[k] = buckets_.size() - 1;
+  }
+  const bool shard_grads = options_.sharding == Sharding::gradients;
+  std::vector<torch::Tensor> adam_params;
+  for (auto& bp : buckets_) {
+    auto& b = *bp;
+    b.padded = (b.numel + world - 1) / world * world;
+    b.chunk = b.padded / world;
+    const auto opts = params_[b.params.front()].options();
+    b.flat_params = torch::zeros({b.padded}, opts);
+    if (shard_grads) b.shard_grads = torch::zeros({b.chunk}, opts);
+    else b.flat_grads = torch::zeros({b.padded}, opts);
+    for (std::size_t j = 0; j < b.params.size(); ++j) {
+      auto& p = params_[b.params[j]];
+      auto view = b.flat_params.narrow(0, b.offsets[j], p.numel()).view(p.sizes());
+      view.copy_(p);
+      p.set_data(view);
+      if (!shard_grads) p.mutable_grad() = b.flat_grads.narrow(0, b.offsets[j], p.numel()).view(p.sizes());
+      else p.mutable_grad() = torch::Tensor();
+    }
+    adam_params.push_back(options_.sharding == Sharding::none ? b.flat_params
+                                                              : b.flat_params.narrow(0, rank * b.chunk, b.chunk));
+  }
+  adam_ = make_device_adam(adam_params, options_.lr, adam_params.front().device());
+  // Hooks last: the parameters are final now.
+  for (std::size_t k = 0; k < params_.size(); ++k) {
+    auto acc = torch::autograd::impl::grad_accumulator(params_[k]);
+    if (!acc) throw std::invalid_argument("DataParallel: every parameter must be a leaf that requires grad");
+    acc->add_post_hook(std::make_unique<GradReadyHook>([this, k] { on_grad_ready(k); }));
+    accumulators_.push_back(std::move(acc));
+  }
+}
+
+DataParallel::~DataParallel() {
+  // Never leave a collective running on buffers we are about to free.
+  for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    try {
+      release(b);
+    } catch (...) {
+    }
+  }
+}
+
+void DataParallel::broadcast_parameters(int root) {
+  std::vector<Pending> pending;
+  for (auto& b : buckets_) pending.push_back(comm_->broadcast(b->flat_params, root));
+  for (auto& p : pending) comm_->wait(p);
+}
+
+void DataParallel::zero_grad() {
+  torch::NoGradGuard no_grad;
+  for (auto& b : buckets_) {
+    if (b->flat_grads.defined()) b->flat_grads.zero_();
+    b->ready = 0;
+  }
+  issued_in_backward_ = 0;
+  if (options_.sharding == Sharding::gradients)
+    for (auto& p : params_) p.mutable_grad() = torch::Tensor();
+  next_launch_ = 0;
+}
+
+void DataParallel::on_grad_ready(std::size_t param) {
+  auto& b = *buckets_[bucket_of_[param]];
+  ++b.ready;
+  // Issue in bucket order only: every rank must issue the same sequence.
+  while (next_launch_ < buckets_.size() && buckets_[next_launch_]->ready == buckets_[next_launch_]->params.size()) {
+    launch(next_launch_++);
+    ++issued_in_backward_;
+  }
+}
+
+void DataParallel::launch(std::size_t index) {
+  torch::NoGradGuard no_grad;
+  auto& b = *buckets_[index];
+  const double world = comm_->size();
+  if (options_.sharding != Sharding::gradients) {
+    b.flat_grads.div_(world);  // average = sum of (grad / world), as DDP does
+    b.pending = comm_->all_reduce_sum(b.flat_grads);
+    return;
+  }
+  // zero2: at most two buckets in flight, so the staging copies stay small.
+  if (index >= 2) release(index - 2);
+  b.staging = torch::zeros({b.padded}, b.flat_params.options());
+  for (std::size_t j = 0; j < b.params.size(); ++j) {
+    auto& p = params_[b.params[j]];
+    if (p.grad().defined()) {
+      b.staging.narrow(0, b.offsets[j], p.numel()).copy_(p.grad().reshape({-1}));
+      p.mutable_grad() = torch::Tensor();  // this rank no longer holds the full gradient
+    }
+  }
+  b.staging.div_(world);
+  int64_t in_flight = 0;
+  for (auto& other : buckets_)
+    if (other->staging.defined()) in_flight += other->staging.nbytes();
+  max_staging_ = std::max(max_staging_, in_flight);
+  b.pending = comm_->reduce_scatter_sum(b.shard_grads, b.staging);
+}
+
+void DataParallel::release(std::size_t index) {
+  auto& b = *buckets_[index];
+  if (b.pending.valid()) comm_->wait(b.pending);
+  b.staging = torch::Tensor();
+}
+
+void DataParallel::finish_gradient_sync() {
+  while (next_launch_ < buckets_.size()) launch(next_launch_++);  // buckets with unused parameters
+  for (std::size_t b = 0; b < buckets_.size(); ++b) release(b);
+}
+
+std::vector<torch::Tensor> DataParallel::local_grads() const {
+  std::vector<torch::Tensor> out;
+  const int64_t rank = comm_->rank();
+  for (const auto& b : buckets_) {
+    switch (options_.sharding) {
+      case Sharding::none: out.push_back(b->flat_grads); break;
+      case Sharding::optimizer: out.push_back(b->flat_grads.narrow(0, rank * b->chunk, b->chunk)); break;
+      case Sharding::gradients: out.push_back(b->shard_grads); break;
+    }
+  }
+  return out;
+}
+
+void DataParallel::step(const torch::Tensor& found_inf) {
+  torch::NoGradGuard no_grad;
+  adam_->step(local_grads(), /*grad_scale=*/{}, found_inf);
+  if (options_.sharding == Sharding::none) return;
+  // Every rank updated its chunk: gather the full parameters everywhere.
+  const int64_t rank = comm_->rank();
+  std::vector<torch::Tensor> sends;
+  std::vector<Pending> pending;
+  for (auto& b : buckets_) {
+    sends.push_back(b->flat_params.narrow(0, rank * b->chunk, b->chunk).clone());
+    pending.push_back(comm_->all_gather(b->flat_params, sends.back()));
+  }
+  for (auto& p : pending) comm_->wait(p);
+}
+
+int64_t DataParallel::gradient_bytes() const {
+  int64_t n = 0;
+  for (const auto& b : buckets_) n += b->flat_grads.defined() ? b->flat_grads.nbytes() : b->shard_grads.nbytes();
+  return n;
+}
+
+int64_t DataParallel::staging_bytes() const { return max_staging_; }
+
+torch::Tensor scaled_step(DataParallel& dp, GradScaler& scaler) {
+  auto found_inf = scaler.unscale_grads_(dp.local_grads());
+  if (dp.sharding() != Sharding::none) dp.comm().run(dp.comm().all_reduce_max(found_inf));
+  dp.step(found_inf);
+  scaler.update(found_inf);
+  return (found_inf > 0).to(torch::kFloat);
+}
+
+std::string DataParallel::optimizer_label() const {
+  const auto kernel = std::string(adam_->kernel()) == "fused" ? AdamKernel::fused : AdamKernel::loop;
+  return ftb::optimizer_label(kernel, options_.sharding == Sharding::none ? "flat buckets" : "this rank's shard of the flat buckets");
+}
+
+}  // namespace ftb::dist

@@ -1,0 +1,53 @@
+// What the distributed scenarios (ddp, sharded, zero2, fabric) share: which
+// rank this process is, its device and precision, joining the process group,
+// and the report's distributed fields. Each scenario file holds only its
+// technique.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scenarios/parallel/communicator.h"
+#include "scenarios/parallel/data_parallel.h"
+#include "scenarios/parallel/rank_env.h"
+#include "scenarios/common.h"
+
+namespace ftb {
+
+// cuda:LOCAL_RANK on CUDA (one GPU per rank), else the CPU.
+torch::Device rank_device(const RunConfig& c, const DistEnv& env);
+// auto (nullopt) -> fp16-mixed on CUDA (the reference's steps 5-7 keep step
+// 3's fp16), `cpu_auto` on the CPU; anything else as given.
+Precision resolve_precision(const std::optional<Precision>& setting, const torch::Device& device, Precision cpu_auto);
+// Why a distributed scenario cannot run here with this config ("" = it can).
+std::string distributed_unavailable(const RunConfig& c, const std::optional<Precision>& precision_setting,
+                                    Precision cpu_auto);
+std::shared_ptr<dist::Communicator> join_group(const RunConfig& c, const DistEnv& env, const torch::Device& device,
+                                               const std::string& name);
+// A metric reducer for LoopOptions::sum_across_ranks over `comm`.
+SumAcrossRanks sum_over(dist::Communicator& comm);
+// Fills the distributed fields of r (rank 0's view).
+void fill_distributed(ScenarioResult& r, const dist::DataParallel& dp, dist::Communicator& comm,
+                      const LoopResult& loop);
+
+// The ddp / sharded / zero2 scenarios: the baseline loop with the gradients
+// synchronised (and the optimizer sharded) by dist::DataParallel, in the
+// precision of `dp_precision`.
+// env: this rank (dist_env_or_world_of_one() for the scenarios; tests pass
+// their own to run ranks as threads of one process).
+ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const ScenarioContext& ctx,
+                                 dist::Sharding sharding, const DistEnv& env);
+// The fabric scenario's loop (scenarios/fabric.cpp), with the rank given.
+ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioContext& ctx, const DistEnv& env);
+
+// Completes the registry entry of a row of kind `ranks` (name, technique and
+// aliases already set by the row's file): runs `run` as this process's rank,
+// skipped where distributed_unavailable says so; `precision` is the config
+// key holding its precision, whose auto is fp16-mixed on CUDA and `cpu_auto`
+// on the CPU.
+using RankRun = std::function<ScenarioResult(const Workload&, const RunConfig&, const ScenarioContext&, const DistEnv&)>;
+ScenarioInfo ranks_row(ScenarioInfo s, std::optional<Precision> RunConfig::*precision, Precision cpu_auto, RankRun run);
+
+}  // namespace ftb

@@ -1,0 +1,92 @@
+#include "scenarios/parallel/fabric.h"
+
+#include <stdexcept>
+
+#include "core/train/device.h"
+#include "scenarios/parallel/rank_env.h"
+#include "core/text/errors.h"
+
+namespace ftb {
+
+Fabric::Fabric(FabricOptions options)
+    : options_(std::move(options)), precision_(parse_precision(options_.precision, "precision")) {
+  dist::sharding_from_string(options_.strategy);  // validates
+}
+
+Fabric::~Fabric() = default;
+
+void Fabric::launch() { launch(dist_env_or_world_of_one()); }
+
+void Fabric::launch(const DistEnv& env) {
+  if (options_.devices > 0 && options_.devices != env.world_size)
+    throw std::runtime_error("Fabric(devices=" + std::to_string(options_.devices) + ") but the launcher started " +
+                             std::to_string(env.world_size) + " ranks");
+  const std::string acc = options_.accelerator;
+  if (acc == "cpu") device_ = torch::kCPU;
+  else if (acc == "cuda" || (acc == "auto" && cuda_available()))
+    device_ = cuda_device_of_rank(env.local_rank);
+  else if (acc == "auto") device_ = torch::kCPU;
+  else input_error("accelerator", "unknown accelerator \"" + acc + "\" (auto, cpu, cuda)");
+  if (precision_ == Precision::fp16_mixed && !device_.is_cuda())
+    input_error("precision", "16-mixed needs CUDA (fp16 autocast with loss scaling); use bf16-mixed on the CPU");
+  comm_ = dist::Communicator::create(env, device_, options_.timeout, options_.group_name);
+}
+
+int Fabric::global_rank() const { return comm_ ? comm_->rank() : 0; }
+int Fabric::world_size() const { return comm_ ? comm_->size() : 1; }
+
+dist::Communicator& Fabric::comm() {
+  if (!comm_) throw std::logic_error("Fabric: call launch() first");
+  return *comm_;
+}
+
+dist::DataParallel& Fabric::strategy() {
+  if (!dp_) throw std::logic_error("Fabric: call setup(model, optimizer) first");
+  return *dp_;
+}
+
+FabricOptimizer& Fabric::setup(DistilBertForSequenceClassification& model, AdamConfig adam) {
+  if (!comm_) throw std::logic_error("Fabric::setup: call launch() first");
+  if (dp_) throw std::logic_error("Fabric::setup: one model per Fabric");
+  model->to(device_);  // parameters stay fp32 in every precision (autocast casts inside the ops)
+  dist::DataParallelOptions o;
+  o.sharding = dist::sharding_from_string(options_.strategy);
+  o.bucket_cap_bytes = options_.bucket_cap_bytes;
+  o.lr = adam.lr;
+  dp_ = std::make_unique<dist::DataParallel>(model->parameters(), comm_, o);
+  dp_->broadcast_parameters(0);
+  if (precision_ == Precision::fp16_mixed) scaler_ = std::make_unique<GradScaler>();
+  skipped_ = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(device_));
+  optimizer_.reset(new FabricOptimizer(*this));
+  return *optimizer_;
+}
+
+LoaderOptions Fabric::setup_dataloader(LoaderOptions options) const {
+  options.rank = global_rank();
+  options.world_size = world_size();
+  return options;
+}
+
+void Fabric::backward(const torch::Tensor& loss) {
+  strategy();  // throws before setup()
+  (scaler_ ? scaler_->scale(loss) : loss).backward();
+  dp_->finish_gradient_sync();
+}
+
+void Fabric::all_reduce_sum(torch::Tensor& t) { comm().sum_in_place(t); }
+
+void FabricOptimizer::zero_grad() { fabric_.strategy().zero_grad(); }
+
+void FabricOptimizer::step() {
+  auto& dp = fabric_.strategy();
+  if (!fabric_.scaler_) return dp.step();
+  fabric_.skipped_ += dist::scaled_step(dp, *fabric_.scaler_);
+}
+
+int64_t Fabric::skipped_steps() const {
+  return skipped_.defined() ? static_cast<int64_t>(skipped_.item<float>()) : 0;
+}
+
+double Fabric::loss_scale() const { return scaler_ ? scaler_->scale_value() : 1.0; }
+
+}  // namespace ftb

@@ -1,0 +1,117 @@
+// Fabric: a thin API in the style of Lightning Fabric, so that a plain
+// training loop runs data-parallel, sharded or in mixed precision by naming
+// a strategy and a precision, not by rewriting the loop:
+//
+//   Fabric fabric({"auto", 0, "zero2", "16-mixed"});
+//   fabric.launch();                                   // join the ranks
+//   auto& optimizer = fabric.setup(model, {lr});       // wrap model + Adam
+//   auto train = fabric.setup_dataloader(loader_options);
+//   for (batch : loader) {
+//     optimizer.zero_grad();
+//     auto loss = [&] { auto ctx = fabric.forward_context(); return forward(...); }();
+//     fabric.backward(loss);
+//     optimizer.step();
+//   }
+//
+// Strategies: ddp, sharded (ZeRO-1), zero2 (core/dist/data_parallel.h).
+// Precisions: 32, bf16-mixed (autocast), 16-mixed (fp16 autocast + loss
+// scaling; CUDA only). Ranks come from the launcher (`ftbench run
+// --world-size N`, torchrun, SLURM, mpirun); without one, a world of one.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/train/autocast.h"
+#include "core/train/batching.h"
+#include "scenarios/parallel/data_parallel.h"
+#include "scenarios/parallel/rank_env.h"
+#include "core/train/grad_scaler.h"
+#include "core/model/distilbert.h"
+
+namespace ftb {
+
+struct FabricOptions {
+  std::string accelerator = "auto";  // auto | cpu | cuda
+  int devices = 0;                   // ranks expected; 0 = whatever the launcher started
+  std::string strategy = "ddp";      // ddp | sharded | zero2
+  std::string precision = "32";      // Lightning's names: 32 | bf16-mixed | 16-mixed (parse_precision)
+  int64_t bucket_cap_bytes = 25 * 1024 * 1024;
+  std::chrono::milliseconds timeout{300000};  // store and collectives
+  std::string group_name = "fabric";          // key prefix in the rendezvous store
+};
+
+struct AdamConfig {
+  double lr = 5e-5;
+};
+
+class Fabric;
+
+// What setup() returns in place of the user's optimizer: zero_grad() and
+// step() do the strategy's and the precision's work.
+class FabricOptimizer {
+ public:
+  void zero_grad();
+  // Unscales and checks the gradients (16-mixed; all ranks agree on a skip),
+  // steps Adam on this rank's part, gathers the parameters, updates the scale.
+  void step();
+
+ private:
+  friend class Fabric;
+  explicit FabricOptimizer(Fabric& fabric) : fabric_(fabric) {}
+  Fabric& fabric_;
+};
+
+class Fabric {
+ public:
+  explicit Fabric(FabricOptions options);
+  ~Fabric();
+
+  void launch();
+  // The same with the rank given (tests run ranks as threads of one process).
+  void launch(const DistEnv& env);
+  int global_rank() const;
+  int world_size() const;
+  bool is_global_zero() const { return global_rank() == 0; }
+  const torch::Device& device() const { return device_; }
+  const FabricOptions& options() const { return options_; }
+  Precision precision() const { return precision_; }
+
+  // Moves the model to this rank's device, packs its parameters for the
+  // strategy (rank 0's weights broadcast to all) and builds the Adam
+  // optimizer, sharded as the strategy says.
+  FabricOptimizer& setup(DistilBertForSequenceClassification& model, AdamConfig adam);
+  // The loader options for this rank's shard of the data.
+  LoaderOptions setup_dataloader(LoaderOptions options) const;
+
+  // Holds autocast for the precision while alive (nothing for "32").
+  PrecisionAutocast forward_context() const { return PrecisionAutocast(device_.type(), precision_); }
+
+  // loss.backward() (scaled for 16-mixed), then the gradient collectives finish.
+  void backward(const torch::Tensor& loss);
+  // Sums a tensor over ranks in place (metrics); any device.
+  void all_reduce_sum(torch::Tensor& t);
+
+  // Measurements for the report.
+  dist::Communicator& comm();
+  dist::DataParallel& strategy();
+  int64_t skipped_steps() const;  // steps skipped by loss scaling (host sync)
+  double loss_scale() const;      // current scale (16-mixed), else 1
+
+ private:
+  friend class FabricOptimizer;
+  FabricOptions options_;
+  Precision precision_;
+  torch::Device device_ = torch::kCPU;
+  std::shared_ptr<dist::Communicator> comm_;
+  std::unique_ptr<dist::DataParallel> dp_;
+  std::unique_ptr<GradScaler> scaler_;
+  std::unique_ptr<FabricOptimizer> optimizer_;
+  torch::Tensor skipped_;  // 0-dim float on the device: sum of found_inf
+};
+
+}  // namespace ftb

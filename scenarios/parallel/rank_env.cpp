@@ -1,0 +1,158 @@
+// Rank and rendezvous from a launcher's environment variables (see
+// dist_env.h). Every value is checked here, once, so a bad job script fails
+// at start-up with the variable's name instead of hanging at the rendezvous.
+#include "scenarios/parallel/rank_env.h"
+
+#include <charconv>
+#include <climits>
+#include <cstdlib>
+#include <string>
+
+#include "core/text/errors.h"
+
+namespace ftb {
+namespace {
+
+using Getenv = std::function<const char*(const char*)>;
+
+std::string quoted(const std::string& v) { return "\"" + v + "\""; }
+
+// A non-negative decimal integer (no sign, no spaces), else InputError naming
+// the variable and quoting its value.
+int parse_count(const char* name, const std::string& value) {
+  long long v = 0;
+  const char* end = value.data() + value.size();
+  const auto [p, ec] = std::from_chars(value.data(), end, v);
+  if (value.empty() || ec == std::errc::invalid_argument || p != end)
+    input_error(name, "expected a non-negative integer, got " + quoted(value));
+  if (ec == std::errc::result_out_of_range || v > INT_MAX)
+    input_error(name, "is too large, got " + quoted(value));
+  if (v < 0) input_error(name, "must not be negative, got " + quoted(value));
+  return static_cast<int>(v);
+}
+
+int parse_at_least_one(const char* name, const std::string& value) {
+  const int v = parse_count(name, value);
+  if (v < 1) input_error(name, "must be at least 1, got " + quoted(value));
+  return v;
+}
+
+// The variables one launcher uses for the four numbers.
+struct Names {
+  const char* source;
+  const char* rank;
+  const char* world_size;
+  const char* local_rank;
+  const char* local_world_size;  // nullptr: SLURM, worked out separately
+};
+
+constexpr Names kTorchrun{"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"};
+constexpr Names kOpenMpi{"openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+                         "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"};
+constexpr Names kSlurm{"slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", nullptr};
+
+// SLURM's tasks on this node: SLURM_NTASKS_PER_NODE when the job asked for a
+// fixed count, else the first entry of SLURM_TASKS_PER_NODE ("4(x2),2" = two
+// nodes with 4 tasks, then one with 2). The first entry is an upper bound on
+// the later ones (SLURM fills nodes in order), so local_rank stays below it.
+// Returns 0 when neither is set.
+int slurm_local_world_size(const Getenv& get) {
+  if (const char* v = get("SLURM_NTASKS_PER_NODE"))
+    return parse_at_least_one("SLURM_NTASKS_PER_NODE", v);
+  const char* v = get("SLURM_TASKS_PER_NODE");
+  if (!v) return 0;
+  const std::string s = v;
+  const std::size_t n = s.find_first_not_of("0123456789");
+  if (n == 0 || (n != std::string::npos && s[n] != '(' && s[n] != ','))
+    input_error("SLURM_TASKS_PER_NODE", "expected a list like \"4(x2),2\", got " + quoted(s));
+  return parse_at_least_one("SLURM_TASKS_PER_NODE", s.substr(0, n));
+}
+
+void read_ranks(const Getenv& get, const Names& n, DistEnv& e) {
+  const char* rank = get(n.rank);
+  const char* world = get(n.world_size);
+  if (!world) input_error(n.world_size, std::string("unset, but ") + n.rank + " is set; a launcher sets both");
+  if (!rank) input_error(n.rank, std::string("unset, but ") + n.world_size + " is set; a launcher sets both");
+  e.launched = true;
+  e.source = n.source;
+  e.world_size = parse_at_least_one(n.world_size, world);
+  e.rank = parse_count(n.rank, rank);
+  if (e.rank >= e.world_size)
+    input_error(n.rank, quoted(rank) + " is not below " + n.world_size + "=" + std::to_string(e.world_size));
+
+  // The local world size, and the variable it came from (the world size's
+  // when none was set: one node).
+  e.local_world_size = e.world_size;
+  const char* lws_name = n.world_size;
+  if (n.local_world_size) {
+    if (const char* v = get(n.local_world_size)) {
+      e.local_world_size = parse_at_least_one(n.local_world_size, v);
+      lws_name = n.local_world_size;
+    }
+  } else if (const int slurm = slurm_local_world_size(get)) {
+    e.local_world_size = slurm;
+    lws_name = get("SLURM_NTASKS_PER_NODE") ? "SLURM_NTASKS_PER_NODE" : "SLURM_TASKS_PER_NODE";
+  }
+  if (e.local_world_size > e.world_size)
+    input_error(lws_name, quoted(std::to_string(e.local_world_size)) + " ranks on this node is more than " +
+                              n.world_size + "=" + std::to_string(e.world_size));
+
+  const std::string lws = std::string(lws_name) + "=" + std::to_string(e.local_world_size);
+  if (const char* v = get(n.local_rank)) {
+    e.local_rank = parse_count(n.local_rank, v);
+    if (e.local_rank >= e.local_world_size) input_error(n.local_rank, quoted(v) + " is not below " + lws);
+  } else {
+    e.local_rank = e.rank;
+    if (e.local_rank >= e.local_world_size)
+      input_error(n.local_rank, std::string("unset, so it defaults to ") + n.rank + "=" + std::to_string(e.rank) +
+                                    ", which is not below " + lws + "; export " + n.local_rank);
+  }
+}
+
+}  // namespace
+
+DistEnv dist_env_from(const Getenv& getenv_fn) {
+  const Getenv& get = getenv_fn;
+  DistEnv e;
+  if (get("RANK") || get("WORLD_SIZE")) {
+    read_ranks(get, kTorchrun, e);
+  } else if (get("OMPI_COMM_WORLD_RANK") || get("OMPI_COMM_WORLD_SIZE")) {
+    read_ranks(get, kOpenMpi, e);
+  } else if (get("SLURM_PROCID") && get("SLURM_NTASKS")) {
+    read_ranks(get, kSlurm, e);
+  }
+
+  // The rendezvous: read even when not launched, so a single process (or
+  // ftbench's own launcher) can take its port from the environment.
+  if (const char* addr = get("MASTER_ADDR")) {
+    if (!*addr) input_error("MASTER_ADDR", "is set but empty; expected a host name or IP address of rank 0's machine");
+    e.master_addr = addr;
+  } else if (e.world_size > 1 && e.source != "torchrun") {
+    const std::string launcher = e.source == "slurm" ? "srun" : "mpirun";
+    input_error("MASTER_ADDR",
+                "unset, and " + launcher + " started " + std::to_string(e.world_size) +
+                    " ranks that must meet at rank 0's machine; export MASTER_ADDR (rank 0's host) in the job "
+                    "script, e.g. export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1), "
+                    "and optionally MASTER_PORT (default 29500)");
+  }
+  if (const char* port = get("MASTER_PORT")) {
+    const int p = parse_count("MASTER_PORT", port);
+    if (p < 1 || p > 65535) input_error("MASTER_PORT", "expected a TCP port in 1..65535, got " + quoted(port));
+    e.master_port = p;
+  }
+  return e;
+}
+
+DistEnv dist_env_from_environment() {
+  return dist_env_from([](const char* name) -> const char* { return std::getenv(name); });
+}
+
+DistEnv dist_env_or_world_of_one() {
+  DistEnv env = dist_env_from_environment();
+  if (env.launched) return env;
+  DistEnv one;
+  one.master_port = 0;
+  return one;
+}
+
+}  // namespace ftb

@@ -1,0 +1,104 @@
+#include "scenarios/parallel/rank_protocol.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "core/text/errors.h"
+#include "core/text/files.h"
+#include "core/train/device.h"
+#include "core/train/workload.h"
+#include "scenarios/parallel/launcher.h"
+#include "scenarios/parallel/rank_env.h"
+#include "scenarios/registry.h"
+#include "scenarios/runner.h"
+
+namespace ftb {
+namespace {
+
+constexpr const char* kScenarioVar = "FTB_LAUNCH_SCENARIO";
+constexpr const char* kDirVar = "FTB_LAUNCH_DIR";
+constexpr const char* kThreadsVar = "FTB_THREADS";
+
+std::vector<std::string>& saved_args() {
+  static std::vector<std::string> args;
+  return args;
+}
+
+std::string self_executable() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) throw std::runtime_error("cannot find this executable (/proc/self/exe)");
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+}  // namespace
+
+void set_invocation(int argc, char** argv) { saved_args().assign(argv + 1, argv + argc); }
+
+bool is_launched_rank() { return std::getenv(kDirVar) != nullptr; }
+
+ScenarioResult run_on_ranks(const ScenarioInfo& info, const RunConfig& config, int threads_per_rank) {
+  TempDir dir("ftbench-ranks");
+  LaunchOptions o;
+  o.program = self_executable();
+  o.args = saved_args();
+  o.world_size = config.world_size;
+  o.threads_per_rank = threads_per_rank;
+  // A MASTER_PORT the user exported is honoured (and checked); else a free one.
+  const DistEnv env = dist_env_from_environment();
+  if (std::getenv("MASTER_ADDR")) o.master_addr = env.master_addr;
+  if (std::getenv("MASTER_PORT")) o.master_port = env.master_port;
+  o.env = {{kScenarioVar, info.name}, {kDirVar, dir.path()}};
+  const LaunchResult launch = launch_ranks(o);
+  if (launch.exit_code != 0) {
+    // The first failing rank's own reason, if it wrote one, then the launcher's line.
+    std::string reason;
+    if (launch.failed_rank >= 0) {
+      const std::string why =
+          read_text_file_or_empty(dir.path() + "/rank-" + std::to_string(launch.failed_rank) + ".error");
+      if (!why.empty()) reason = "rank " + std::to_string(launch.failed_rank) + ": " + why + " (";
+    }
+    reason += launch.failure + (reason.empty() ? "" : ")");
+    throw std::runtime_error(reason);
+  }
+  const std::string text = read_text_file_or_empty(dir.path() + "/result.json");
+  if (text.empty()) throw std::runtime_error("rank 0 exited 0 but left no result");
+  return result_from_json(nlohmann::json::parse(text));
+}
+
+int run_launched_rank(RunConfig config, const std::vector<LoopCallback*>& rank0_callbacks) {
+  const std::string dir = std::getenv(kDirVar);
+  const char* name = std::getenv(kScenarioVar);
+  const char* threads = std::getenv(kThreadsVar);
+  const DistEnv env = dist_env_from_environment();
+  auto fail = [&](const std::string& why) {
+    try {
+      write_file_atomic(dir + "/rank-" + std::to_string(env.rank) + ".error", why);
+    } catch (const std::exception&) {
+      // the parent still sees the exit status
+    }
+    std::cerr << "ftbench: error: rank " << env.rank << ": " << why << "\n";
+    return 1;
+  };
+  try {
+    const ScenarioInfo* info = name ? find_scenario(name) : nullptr;
+    if (!info) return fail(std::string("unknown ") + kScenarioVar + " \"" + (name ? name : "") + "\"");
+    config.scenarios = {info->name};
+    config.repeats = 1;
+    config.world_size = env.world_size;
+    configure_threads(threads ? std::atoi(threads) : 0);
+    Workload workload = build_workload(config);
+    ScenarioContext ctx;
+    if (env.rank == 0) ctx.callbacks = rank0_callbacks;
+    ScenarioResult r = run_scenario(*info, workload, config, ctx);
+    if (r.status == Status::failed) return fail(r.reason);
+    if (env.rank == 0) write_file_atomic(dir + "/result.json", to_json(r, /*with_steps=*/true).dump());
+    return 0;
+  } catch (const std::exception& e) {
+    return fail(first_line(e.what()));
+  }
+}
+
+}  // namespace ftb

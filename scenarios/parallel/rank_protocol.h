@@ -1,0 +1,38 @@
+// The rank protocol: how `ftbench run` runs a row of kind `ranks` on
+// world_size > 1 ranks of this machine. It starts world_size copies of itself
+// through the launcher (launcher.h), like torchrun, each told which scenario
+// to run and where rank 0 leaves its result. This file is the only code that
+// reads or writes the FTB_LAUNCH_* variables:
+//   FTB_LAUNCH_SCENARIO  the row a rank runs (one repeat)
+//   FTB_LAUNCH_DIR       where rank 0 writes result.json and a failing rank
+//                        rank-<N>.error
+//   FTB_THREADS          intra-op threads of each rank (set by the launcher)
+// The parent folds rank 0's result into the one report; when a rank dies or
+// fails, the row is `failed` with a reason naming the rank and its exit
+// status or signal, and the others were stopped by the launcher.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/train/run_config.h"
+#include "scenarios/scenario.h"
+
+namespace ftb {
+
+// The command line this process was started with (set by main), re-used for
+// the ranks.
+void set_invocation(int argc, char** argv);
+
+// Parent side: one repeat of `info` on config.world_size ranks.
+ScenarioResult run_on_ranks(const ScenarioInfo& info, const RunConfig& config, int threads_per_rank);
+
+// Child side: true when this process is a rank started by run_on_ranks.
+bool is_launched_rank();
+// Runs the one scenario it was started for (config's scenarios and repeats
+// are replaced by the protocol's); rank 0 writes the result for the parent.
+// Returns the exit code (non-zero on failure, after writing the reason where
+// the parent finds it).
+int run_launched_rank(RunConfig config, const std::vector<LoopCallback*>& rank0_callbacks);
+
+}  // namespace ftb

@@ -1,0 +1,234 @@
+#include "scenarios/result.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/text/errors.h"
+#include "core/text/json_fields.h"
+
+namespace ftb {
+
+using nlohmann::json;
+
+std::string to_string(Status s) {
+  switch (s) {
+    case Status::ok: return "ok";
+    case Status::skipped: return "skipped";
+    case Status::failed: return "failed";
+  }
+  return "unknown";
+}
+
+Status status_from_string(const std::string& s) {
+  if (s == "ok") return Status::ok;
+  if (s == "skipped") return Status::skipped;
+  if (s == "failed") return Status::failed;
+  throw InputError("unknown status '" + s + "' (expected ok, skipped or failed)");
+}
+namespace {
+
+
+// Steps as arrays (compact: the rank protocol carries thousands).
+json steps_to_json(const std::vector<StepRecord>& steps) {
+  json a = json::array();
+  for (const auto& s : steps) a.push_back({s.step, s.epoch, s.step_ms, s.loss, s.wait_ms, s.samples, s.tokens, s.seq_len});
+  return a;
+}
+
+std::vector<StepRecord> steps_from_json(const json& a) {
+  std::vector<StepRecord> out;
+  for (const auto& j : a) {
+    StepRecord s;
+    s.step = j.at(0).get<int64_t>();
+    s.epoch = j.at(1).get<int64_t>();
+    s.step_ms = j.at(2).get<double>();
+    s.loss = j.at(3).is_null() ? std::nan("") : j.at(3).get<double>();
+    s.wait_ms = j.at(4).get<double>();
+    s.samples = j.at(5).get<int64_t>();
+    s.tokens = j.at(6).get<int64_t>();
+    s.seq_len = j.at(7).get<int64_t>();
+    out.push_back(s);
+  }
+  return out;
+}
+
+json epoch_to_json(const EpochRecord& e) {
+  return {{"epoch", e.epoch},         {"train_loss", e.train_loss}, {"train_acc", e.train_acc},
+          {"val_loss", e.val_loss},   {"val_acc", e.val_acc},       {"time_s", e.time_s}};
+}
+
+json sample_to_json(const RepeatSample& s) {
+  return {{"wall_time_s", s.wall_time_s},
+          {"train_samples_per_s", s.train_samples_per_s},
+          {"train_tokens_per_s", s.train_tokens_per_s},
+          {"val_acc", s.val_acc},
+          {"test_acc", s.test_acc},
+          {"peak_bytes", s.peak_bytes},
+          {"step_ms_median", s.step_ms_median},
+          {"train_samples", s.train_samples}};
+}
+EpochRecord epoch_from_json(const json& j, const std::string& path) {
+  JsonFields f(j, path);
+  EpochRecord e;
+  e.epoch = f.integer("epoch");
+  e.train_loss = f.number("train_loss");
+  e.train_acc = f.number("train_acc");
+  e.val_loss = f.number("val_loss");
+  e.val_acc = f.number("val_acc");
+  e.time_s = f.number("time_s");
+  return e;
+}
+
+RepeatSample sample_from_json(const json& j, const std::string& path) {
+  JsonFields f(j, path);
+  RepeatSample s;
+  s.wall_time_s = f.number("wall_time_s");
+  s.train_samples_per_s = f.number("train_samples_per_s");
+  s.train_tokens_per_s = f.number("train_tokens_per_s");
+  s.val_acc = f.number("val_acc");
+  s.test_acc = f.number("test_acc");
+  s.peak_bytes = f.integer("peak_bytes");
+  // Added with the restructuring: optional, older reports lack them.
+  if (f.has("step_ms_median")) s.step_ms_median = f.number("step_ms_median");
+  if (f.has("train_samples")) s.train_samples = f.integer("train_samples");
+  return s;
+}
+json distributed_to_json(const ScenarioResult::Distributed& d) {
+  return {{"backend", d.backend},
+          {"strategy", d.strategy},
+          {"bucket_cap_bytes", d.bucket_cap_bytes},
+          {"buckets", d.buckets},
+          {"collective_wait_s", d.collective_wait_s},
+          {"optimizer_state_bytes_per_rank", d.optimizer_state_bytes_per_rank},
+          {"grad_bytes_per_rank", d.grad_bytes_per_rank},
+          {"grad_staging_bytes", d.grad_staging_bytes},
+          {"per_rank_samples_per_s", d.per_rank_samples_per_s},
+          {"comm_fallback", d.comm_fallback}};
+}
+
+ScenarioResult::Distributed distributed_from_json(const json& j) {
+  JsonFields f(j, "distributed");
+  ScenarioResult::Distributed d;
+  d.backend = f.string("backend");
+  d.strategy = f.string("strategy");
+  d.bucket_cap_bytes = f.integer("bucket_cap_bytes");
+  d.buckets = f.integer("buckets");
+  d.collective_wait_s = f.number("collective_wait_s");
+  d.optimizer_state_bytes_per_rank = f.integer("optimizer_state_bytes_per_rank");
+  d.grad_bytes_per_rank = f.integer("grad_bytes_per_rank");
+  d.grad_staging_bytes = f.integer("grad_staging_bytes");
+  d.per_rank_samples_per_s = f.number("per_rank_samples_per_s");
+  d.comm_fallback = f.string("comm_fallback");
+  return d;
+}
+}  // namespace
+
+json to_json(const ScenarioResult& r, bool with_steps) {
+  json epochs = json::array();
+  for (const auto& e : r.epochs) epochs.push_back(epoch_to_json(e));
+  json samples = json::array();
+  for (const auto& s : r.repeats) samples.push_back(sample_to_json(s));
+  json j = {
+      {"scenario", r.scenario},
+      {"status", to_string(r.status)},
+      {"reason", r.reason},
+      {"world_size", r.world_size},
+      {"device", r.device},
+      {"precision", r.precision},
+      {"optimizer", r.optimizer},
+      {"wall_time_s", r.wall_time_s},
+      {"throughput",
+       {{"train_samples_per_s", r.train_samples_per_s},
+        {"train_tokens_per_s", r.train_tokens_per_s},
+        {"train_samples", r.train_samples}}},
+      {"accuracy", {{"val", r.val_acc}, {"test", r.test_acc}}},
+      {"loss", {{"test", r.test_loss}}},
+      {"epochs", std::move(epochs)},
+      {"memory", {{"peak_bytes", r.peak_bytes}, {"source", r.peak_bytes_source}}},
+      {"repeats", static_cast<int64_t>(r.repeats.size())},
+      {"samples", std::move(samples)},
+      {"efficiency",
+       {{"step_ms_median", r.step_ms_median},
+        {"warmup_steps", r.warmup_steps},
+        {"model_tflops_per_s", r.model_tflops_per_s},
+        {"mfu", r.mfu}}},
+      {"data", {{"loader_wait_s", r.loader_wait_s}}},
+      {"technique",
+       {{"skipped_steps", r.skipped_steps},
+        {"capture_time_s", r.capture_time_s},
+        {"checkpoint_epoch", r.checkpoint_epoch}}},
+      {"extra", r.extra.is_null() ? json::object() : r.extra},
+      {"threads", r.threads},
+      {"distributed", r.distributed.backend.empty() ? json(nullptr) : distributed_to_json(r.distributed)},
+      {"aggregate",
+       {{"statistic", "median over repeats (peak memory: max)"},
+        {"detail_from", "last repeat (epochs, accuracy, loss, technique, MFU's step times)"}}},
+  };
+  if (with_steps) j["steps"] = steps_to_json(r.steps);
+  return j;
+}
+
+ScenarioResult result_from_json(const json& j) {
+  JsonFields f(j, "");
+  ScenarioResult r;
+  r.scenario = f.string("scenario");
+  r.status = status_from_string(f.string("status"));
+  r.reason = f.string("reason");
+  r.world_size = static_cast<int>(f.integer("world_size"));
+  r.device = f.string("device");
+  r.precision = parse_precision(f.string("precision"), "precision");
+  if (f.has("optimizer")) r.optimizer = f.string("optimizer");
+  r.wall_time_s = f.number("wall_time_s");
+  JsonFields throughput = f.object("throughput");
+  r.train_samples_per_s = throughput.number("train_samples_per_s");
+  r.train_tokens_per_s = throughput.number("train_tokens_per_s");
+  if (j.at("throughput").contains("train_samples")) r.train_samples = throughput.integer("train_samples");
+  JsonFields accuracy = f.object("accuracy");
+  r.val_acc = accuracy.number("val");
+  r.test_acc = accuracy.number("test");
+  r.test_loss = f.object("loss").number("test");
+  const json& epochs = f.array("epochs");
+  for (size_t i = 0; i < epochs.size(); ++i) r.epochs.push_back(epoch_from_json(epochs[i], indexed("epochs", i)));
+  JsonFields memory = f.object("memory");
+  r.peak_bytes = memory.integer("peak_bytes");
+  r.peak_bytes_source = memory.string("source");
+  const int64_t repeats = f.integer("repeats");
+  const json& samples = f.array("samples");
+  if (repeats != static_cast<int64_t>(samples.size())) {
+    throw InputError("repeats is " + std::to_string(repeats) + " but samples holds " +
+                     std::to_string(samples.size()));
+  }
+  for (size_t i = 0; i < samples.size(); ++i) r.repeats.push_back(sample_from_json(samples[i], indexed("samples", i)));
+  JsonFields efficiency = f.object("efficiency");
+  r.step_ms_median = efficiency.number("step_ms_median");
+  r.warmup_steps = efficiency.integer("warmup_steps");
+  r.model_tflops_per_s = efficiency.number("model_tflops_per_s");
+  r.mfu = efficiency.number("mfu");
+  r.loader_wait_s = f.object("data").number("loader_wait_s");
+  JsonFields technique = f.object("technique");
+  r.skipped_steps = technique.integer("skipped_steps");
+  r.capture_time_s = technique.number("capture_time_s");
+  r.checkpoint_epoch = technique.integer("checkpoint_epoch");
+  f.object("extra");  // must be an object
+  r.extra = f.at("extra");
+  // Added with the distributed scenarios: optional, older reports lack them.
+  if (j.contains("threads")) r.threads = static_cast<int>(f.integer("threads"));
+  if (j.contains("distributed") && !j.at("distributed").is_null()) r.distributed = distributed_from_json(j.at("distributed"));
+  if (f.has("steps")) r.steps = steps_from_json(f.array("steps"));
+  return r;
+}
+void aggregate_repeats(ScenarioResult& r) {
+  auto med = [&](double RepeatSample::*f) {
+    std::vector<double> v;
+    for (const auto& s : r.repeats) v.push_back(s.*f);
+    return median(v);
+  };
+  r.wall_time_s = med(&RepeatSample::wall_time_s);
+  r.train_samples_per_s = med(&RepeatSample::train_samples_per_s);
+  r.train_tokens_per_s = med(&RepeatSample::train_tokens_per_s);
+  r.step_ms_median = med(&RepeatSample::step_ms_median);
+  r.peak_bytes = 0;
+  for (const auto& s : r.repeats) r.peak_bytes = std::max(r.peak_bytes, s.peak_bytes);
+}
+
+}  // namespace ftb

@@ -1,0 +1,101 @@
+// The result record of one row, and its JSON: the one place where a
+// ScenarioResult is written and read, used by the report writer and reader
+// and by the rank protocol alike (nlohmann's to_json/from_json idiom).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/train/precision.h"
+#include "core/train/records.h"
+
+namespace ftb {
+
+enum class Status { ok, skipped, failed };
+std::string to_string(Status s);
+Status status_from_string(const std::string& s);
+
+// One repeat of a scenario, as measured: what each repeat keeps in the report
+// ("samples"); the aggregate fields of ScenarioResult are computed from these
+// by aggregate_repeats().
+struct RepeatSample {
+  double wall_time_s = 0;         // fine-tuning loop only (no data prep)
+  double train_samples_per_s = 0;
+  double train_tokens_per_s = 0;  // non-pad tokens
+  double val_acc = 0, test_acc = 0;
+  int64_t peak_bytes = 0;
+  double step_ms_median = 0;      // steady-state step (warm-up excluded)
+  int64_t train_samples = 0;
+};
+
+// One row of the report. Rule for fields: what every row can have is a field
+// (0 or empty when the row does not use it); what only one scenario measures
+// goes in `extra`. The measurements are of two kinds, kept apart:
+//  - per repeat: `repeats` (one RepeatSample each);
+//  - aggregate: the medians/maxima computed from `repeats` by
+//    aggregate_repeats(); the detail records (epochs, steps, accuracy,
+//    technique counters) are those of the last repeat, as the report says
+//    ("aggregate" key).
+struct ScenarioResult {
+  std::string scenario;
+  Status status = Status::ok;
+  std::string reason;            // why skipped/failed; empty when ok
+  int world_size = 1;
+  std::string device = "cpu";    // "cpu", "cuda:0", ...
+  Precision precision = Precision::fp32;
+  std::string optimizer;         // what stepped: optimizer_label() (core/train/optimizer.h)
+  double wall_time_s = 0;        // median over repeats
+  double train_samples_per_s = 0, train_tokens_per_s = 0;  // median
+  int64_t train_samples = 0;     // samples trained on, over all ranks and epochs (last repeat)
+  double val_acc = 0, test_acc = 0;  // of the last repeat
+  double test_loss = 0;
+  std::vector<EpochRecord> epochs;   // of the last repeat
+  std::vector<StepRecord> steps;     // of the last repeat
+  int64_t peak_bytes = 0;            // max over repeats
+  std::string peak_bytes_source;     // "cuda_max_allocated" | "process_max_rss"
+  std::vector<RepeatSample> repeats;
+  // Efficiency: model FLOPs of a training step over the measured step time,
+  // divided by the peak measured on this machine (see core/flops.h).
+  double step_ms_median = 0;     // over timed steps (warm-up excluded)
+  int64_t warmup_steps = 0;
+  double model_tflops_per_s = 0;
+  double mfu = 0;                // against environment.peak_matmul_tflops
+  double loader_wait_s = 0;      // total time the step waited on data
+  // Technique-specific measurements every scenario reports (0 when unused).
+  int64_t skipped_steps = 0;     // optimizer steps skipped by loss scaling (inf/NaN gradients)
+  double capture_time_s = 0;     // CUDA-graph capture/warm-up, excluded from wall_time_s
+  int64_t checkpoint_epoch = 0;  // epoch whose checkpoint produced test accuracy; 0 = last weights
+  nlohmann::json extra = nlohmann::json::object();  // scenario-specific keys
+  int threads = 0;  // intra-op threads of each process (on CPU: how the cores were split between ranks)
+
+  // Distributed rows (c10d, world_size ranks); backend empty = one process.
+  struct Distributed {
+    std::string backend;              // "gloo" | "nccl"
+    std::string strategy;             // "ddp" | "sharded" | "zero2"
+    int64_t bucket_cap_bytes = 0;
+    int64_t buckets = 0;
+    double collective_wait_s = 0;     // rank 0's host time blocked in collectives (training loop)
+    int64_t optimizer_state_bytes_per_rank = 0;
+    int64_t grad_bytes_per_rank = 0;  // gradient storage a rank keeps between steps
+    int64_t grad_staging_bytes = 0;   // zero2: bucket copies in flight during backward
+    double per_rank_samples_per_s = 0;
+    std::string comm_fallback;        // collectives emulated on this backend, if any
+  } distributed;
+};
+
+// Fills the aggregate fields from r.repeats: medians of wall time,
+// throughput and step time, maximum of peak memory.
+void aggregate_repeats(ScenarioResult& r);
+
+// One result object of report.json. Steps are left out unless with_steps
+// (they go to steps.csv; the rank protocol carries them), so
+// result_from_json(to_json(r)) equals r except for r.steps.
+// Non-finite numbers (a diverged loss) are written as null and read back as NaN.
+nlohmann::json to_json(const ScenarioResult& r, bool with_steps = false);
+// InputError naming the missing key or wrong type (with its path).
+ScenarioResult result_from_json(const nlohmann::json& j);
+
+}  // namespace ftb

@@ -1,0 +1,126 @@
+#include "scenarios/sweep.h"
+
+#include <algorithm>
+#include <iostream>
+#include <thread>
+
+#include "core/train/device.h"
+#include "core/train/flops.h"
+#include "scenarios/parallel/rank_protocol.h"
+#include "scenarios/registry.h"
+#include "scenarios/runner.h"
+
+namespace ftb {
+namespace {
+
+int cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+// world_size=0: one rank per GPU on CUDA; 2 on a CPU (with the cores split
+// between them), so the rows of kind `ranks` run on any machine with 2 cores.
+int auto_world_size(const torch::Device& device) {
+  if (device.is_cuda()) return std::max(1, cuda_device_count());
+  return std::min(2, cores());
+}
+
+constexpr int64_t kPeakSizeCpu = 2048, kPeakSizeCuda = 8192;  // 2048 leaves launch overhead in a GPU's figure
+
+}  // namespace
+
+// MFU is reported against peaks measured here, per precision (a GPU or CPU we
+// have no table for is measured, never guessed). TF32 stays off for fp32. On
+// CUDA, mixed-precision rows are measured against the bf16/fp16 peak. On a
+// CPU they are against the fp32 peak: a bare bf16 matmul on an AVX2 CPU has
+// no fast kernel (we measured ~1 GFLOP/s), while autocast's linear layers do
+// better, so a bf16 "peak" would give MFU above 100 %.
+std::map<Precision, double> measure_matmul_peaks(const torch::Device& device, int64_t* size_used) {
+  const int64_t n = device.is_cuda() ? kPeakSizeCuda : kPeakSizeCpu;
+  if (size_used) *size_used = n;
+  std::map<Precision, double> peaks{{Precision::fp32, measure_matmul_tflops(device, torch::kFloat32, n)}};
+  if (device.is_cuda()) {
+    peaks[Precision::bf16_mixed] = measure_matmul_tflops(device, torch::kBFloat16, n);
+    peaks[Precision::fp16_mixed] = measure_matmul_tflops(device, torch::kFloat16, n);
+  }
+  return peaks;
+}
+
+Sweep::Sweep(RunConfig config, DistEnv env)
+    : config_(std::move(config)), env_(std::move(env)), device_(resolve_device(config_.device)) {
+  if (env_.launched) config_.world_size = env_.world_size;
+  else if (config_.world_size == 0) config_.world_size = auto_world_size(device_);
+  selected_ = select_scenarios(config_.scenarios);  // unknown names fail before any work
+  total_threads_ = config_.threads > 0 ? config_.threads : cores();
+  const int local_ranks = env_.launched ? env_.local_world_size : config_.world_size;
+  rank_threads_ = std::max(1, total_threads_ / std::max(1, local_ranks));
+  threads_ = configure_threads(env_.launched ? rank_threads_ : config_.threads);
+}
+
+void Sweep::measure_peaks() {
+  int64_t n = 0;
+  peaks_ = measure_matmul_peaks(device_, &n);
+  nlohmann::json by_precision = nlohmann::json::object();
+  for (const auto& [p, tflops] : peaks_) by_precision[to_string(p)] = tflops;
+  peaks_json_ = {{"by_precision", by_precision}, {"device", device_.str()}, {"threads", threads_},
+                 {"method", "best of 5 square matmuls per dtype, size grown to " + std::to_string(n) +
+                                " while one takes < 50 ms"}};
+  std::cerr << "measured fp32 matmul peak on " << device_.str() << " (" << threads_
+            << " threads): " << peaks_[Precision::fp32] << " TFLOP/s\n";
+}
+
+std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::string& out_dir,
+                                       const std::vector<LoopCallback*>& callbacks, const RowDone& row_done) {
+  // Ranks other than 0 of an outside launcher measure no peak: several ranks
+  // measuring at once on one GPU or on shared cores would measure each other.
+  if (reports()) measure_peaks();
+  std::vector<const ScenarioInfo*> order;
+  for (const auto* info : selected_)
+    if (!env_.launched || info->kind == RowKind::ranks) order.push_back(info);
+  if (env_.launched && env_.rank == 0)
+    for (const auto* info : selected_)
+      if (info->kind == RowKind::single_process) order.push_back(info);
+
+  std::map<std::string, ScenarioResult> done;
+  auto in_order = [&] {
+    std::vector<ScenarioResult> out;
+    for (const auto* s : selected_)
+      if (auto it = done.find(s->name); it != done.end()) out.push_back(it->second);
+    return out;
+  };
+  for (const ScenarioInfo* info : order) {
+    const bool ranks_row = info->kind == RowKind::ranks;
+    if (env_.launched && !ranks_row && threads_ != total_threads_) {
+      // Alone now (the other ranks are done): every core, and a CPU peak to match.
+      threads_ = configure_threads(config_.threads);
+      if (!device_.is_cuda()) measure_peaks();
+    }
+    ScenarioContext ctx;
+    if (reports()) ctx.callbacks = callbacks;
+    ctx.peak_tflops = peaks_;
+    // Ranks of an outside launcher on CPUs: rank 0 measured its share of the
+    // cores, and the row's denominator is every rank's share.
+    if (env_.launched && ranks_row && !device_.is_cuda())
+      for (auto& [precision, tflops] : ctx.peak_tflops) tflops *= env_.world_size;
+    ctx.out_dir = out_dir;
+    const bool on_ranks = ranks_row && !env_.launched && config_.world_size > 1;
+    RepeatFn repeat = nullptr;
+    if (on_ranks)
+      repeat = [&, info](const Workload&, const RunConfig& c, const ScenarioContext&) {
+        return run_on_ranks(*info, c, rank_threads_);
+      };
+    ScenarioResult r = run_scenario(*info, workload, config_, ctx, repeat);
+    r.threads = ranks_row && (env_.launched || on_ranks) ? rank_threads_ : threads_;
+    if (r.status == Status::skipped && reports()) std::cerr << "[" << r.scenario << "] skipped: " << r.reason << "\n";
+    if (r.status == Status::failed) {
+      std::cerr << "[" << r.scenario << "] FAILED"
+                << (env_.launched ? " on rank " + std::to_string(env_.rank) : "") << ": " << r.reason << "\n";
+      any_failed_ = true;
+    }
+    done[r.scenario] = std::move(r);
+    if (reports()) row_done(in_order(), peaks_json_);
+    // Under a launcher a failed rank leaves its peers waiting in a collective:
+    // stop, so the launcher sees it and stops them all.
+    if (any_failed_ && env_.launched) break;
+  }
+  return in_order();
+}
+
+}  // namespace ftb

@@ -1,0 +1,74 @@
+// The sweep: runs the selected rows of one `ftbench run` and decides
+// everything about how they run, so that the command only turns flags into a
+// config, calls the sweep and writes outputs:
+//  - world size (0 = one rank per GPU, 2 on a CPU; an outside launcher's wins);
+//  - row order: the order asked for; under an outside launcher the rows of
+//    kind `ranks` first (all ranks together), then rank 0 alone runs the
+//    single-process rows with every core;
+//  - threads: a process alone gets `threads` (0 = every core); N ranks on one
+//    machine split them;
+//  - the matmul peaks MFU is measured against (per precision, measured here);
+//  - single process vs ranks, from the row's declared kind (rows of kind
+//    `ranks` with world_size > 1 run as ranks of this executable, started by
+//    the launcher; parallel/rank_protocol.h);
+//  - the failure policy: a failed row is recorded and the sweep goes on; under
+//    an outside launcher a failed rank stops (its peers would wait in a
+//    collective until the timeout), after rank 0 wrote what it has.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/train/run_config.h"
+#include "core/train/workload.h"
+#include "scenarios/parallel/rank_env.h"
+#include "scenarios/scenario.h"
+
+namespace ftb {
+
+class Sweep {
+ public:
+  // Resolves world size and threads and selects the rows (InputError naming
+  // --scenarios for an unknown name), before any work. Sets the intra-op
+  // threads of this process.
+  Sweep(RunConfig config, DistEnv env);
+
+  const RunConfig& config() const { return config_; }
+  // Whether this process writes the report (not ranks > 0 of an outside launcher).
+  bool reports() const { return !(env_.launched && env_.rank != 0); }
+  int threads() const { return threads_; }
+  const DistEnv& env() const { return env_; }
+
+  // Called after every row with the results so far, in the order asked for,
+  // and the peak measurement (for report.environment), so a crash later never
+  // loses a finished row.
+  using RowDone = std::function<void(const std::vector<ScenarioResult>&, const nlohmann::json& peaks)>;
+  // Runs every row. Returns the results in the order asked for.
+  std::vector<ScenarioResult> run(const Workload& workload, const std::string& out_dir,
+                                  const std::vector<LoopCallback*>& callbacks, const RowDone& row_done);
+
+  // Exit code after run(): 0, or 1 when a row failed.
+  int exit_code() const { return any_failed_ ? 1 : 0; }
+
+ private:
+  void measure_peaks();
+
+  RunConfig config_;
+  DistEnv env_;
+  torch::Device device_;
+  std::vector<const ScenarioInfo*> selected_;
+  int total_threads_ = 1, rank_threads_ = 1, threads_ = 1;
+  std::map<Precision, double> peaks_;
+  nlohmann::json peaks_json_ = nlohmann::json::object();
+  bool any_failed_ = false;
+};
+
+// The matmul peaks of `device` by precision (fp32 everywhere; bf16 and fp16
+// on CUDA), measured, never guessed.
+std::map<Precision, double> measure_matmul_peaks(const torch::Device& device, int64_t* size_used = nullptr);
+
+}  // namespace ftb

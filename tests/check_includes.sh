@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Fails when an include points upward. Folders are the data flow:
+#   bench -> reports -> scenarios -> core/train -> core/model -> core/text
+# (scenarios/parallel is part of scenarios; the launcher and rank environment
+# in it use core/text only). core/text and the launcher include nothing of
+# LibTorch. Prints every offending line.
+set -u
+root="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
+cd "$root" || exit 2
+bad=0
+check() {  # check <folder> <regex of forbidden project includes> <why>
+  local hits
+  hits=$(grep -rHnE "^\s*#\s*include\s*[<\"]($2)" --include='*.h' --include='*.cpp' --include='*.in' "$1" 2>/dev/null)
+  if [ -n "$hits" ]; then
+    printf '%s\n' "$hits" | sed "s|\$|   <- $3|"
+    bad=1
+  fi
+}
+check core/text  'core/model/|core/train/|scenarios/|reports/|bench/|torch/|ATen/|c10/' 'core/text: no LibTorch, nothing above it'
+check core/model 'core/train/|scenarios/|reports/|bench/' 'core/model may include core/text only'
+check core/train 'scenarios/|reports/|bench/' 'core/train may include core/model and core/text only'
+check scenarios  'reports/|bench/' 'scenarios may include core only'
+check reports    'bench/' 'reports may include scenarios and core only'
+for f in scenarios/parallel/launcher.h scenarios/parallel/launcher.cpp scenarios/parallel/rank_env.h scenarios/parallel/rank_env.cpp; do
+  check "$f" 'core/model/|core/train/|scenarios/[a-z_]+\.h|scenarios/parallel/(communicator|data_parallel|fabric|rank_protocol|distributed_row)|torch/|ATen/|c10/' 'the launcher target has no LibTorch'
+done
+# The check must be able to fail: a folder list that matched nothing is an error.
+for d in core/text core/model core/train scenarios/parallel reports bench; do
+  [ -d "$d" ] || { echo "missing folder $d (layout changed? update this check)"; bad=1; }
+done
+[ $bad = 0 ] && echo "includes point down"
+exit $bad
