@@ -10,9 +10,7 @@ namespace {
 constexpr const char* kName = "baseline";
 
 ScenarioResult run_baseline(const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
-  SingleProcess p(w, c, kName);
-  auto step = [&](const Batch& b) { return train_step(p.model, p.optimizer, b); };
-  return p.result(p.fit(step, ctx), Precision::fp32);
+  return run_plain_loop(w, c, ctx, kName);
 }
 
 }  // namespace

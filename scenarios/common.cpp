@@ -83,4 +83,11 @@ ScenarioResult SingleProcess::result(const LoopResult& loop, Precision precision
   return result_from_loop(scenario, loop, device, precision, optimizer_label(adam_kernel));
 }
 
+ScenarioResult run_plain_loop(const Workload& w, const RunConfig& c, const ScenarioContext& ctx,
+                              const std::string& scenario) {
+  SingleProcess p(w, c, scenario);
+  auto step = [&](const Batch& b) { return train_step(p.model, p.optimizer, b); };
+  return p.result(p.fit(step, ctx), Precision::fp32);
+}
+
 }  // namespace ftb

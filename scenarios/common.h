@@ -48,6 +48,12 @@ struct SingleProcess {
   ScenarioResult result(const LoopResult& loop, Precision precision) const;
 };
 
+// The reference's plain fp32 step (zero_grad, forward, backward, Adam step)
+// over the shared loop, with the config's Adam: baseline, and fused_adam with
+// adam=fused.
+ScenarioResult run_plain_loop(const Workload& w, const RunConfig& c, const ScenarioContext& ctx,
+                              const std::string& scenario);
+
 // A ScenarioInfo's `unavailable` for rows that run anywhere.
 inline std::string runs_anywhere(const RunConfig&) { return ""; }
 

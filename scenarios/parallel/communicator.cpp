@@ -76,7 +76,7 @@ Pending::Pending(c10::intrusive_ptr<c10d::Work> work, std::function<void()> afte
     : work_(std::move(work)), after_(std::move(after)) {}
 
 std::string backend_for(const torch::Device& device, std::string* why) {
-  auto fail = [&](const std::string& reason) {
+  [[maybe_unused]] auto fail = [&](const std::string& reason) {  // unused when both backends are built
     if (why) *why = reason;
     return std::string();
   };
