@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "core/text/errors.h"
+#include "core/train/precision.h"
 #include "core/train/run_config.h"
 
 TEST_CASE("run_config: presets resolve and validate") {
@@ -46,4 +47,44 @@ TEST_CASE("run_config: the JSON form keeps numbers as numbers") {
   CHECK(j.at("batch_size").is_number());
   CHECK(j.at("padding") == "max_length");
   CHECK(j.at("seed") == 123);
+}
+
+TEST_CASE("run_config: every key reaches the report with its real type") {
+  auto c = ftb::preset_config("smoke");
+  ftb::apply_override(c, "dp_precision=32");
+  ftb::apply_override(c, "fabric_precision=16-mixed");
+  const auto j = ftb::to_json(c);
+  // integers stay integers, not 3.0
+  for (const char* key : {"epochs", "batch_size", "seed", "limit", "synthetic_count", "world_size", "threads"}) {
+    CAPTURE(key);
+    CHECK(j.at(key).is_number_integer());
+  }
+  CHECK(j.at("lr").is_number_float());
+  CHECK(j.at("bucket_mb").is_number_float());
+  // a precision is a name in the report's spelling, never the number 32
+  CHECK(j.at("dp_precision") == "fp32");
+  CHECK(j.at("fabric_precision") == "fp16-mixed");
+  CHECK(ftb::to_json(ftb::preset_config("smoke")).at("dp_precision") == "auto");
+  CHECK(j.at("scenarios").is_array());
+}
+
+TEST_CASE("precision: one spelling inside, Lightning's names accepted at the edge") {
+  using ftb::Precision;
+  CHECK(ftb::parse_precision("32", "k") == Precision::fp32);
+  CHECK(ftb::parse_precision("32-true", "k") == Precision::fp32);
+  CHECK(ftb::parse_precision("fp32", "k") == Precision::fp32);
+  CHECK(ftb::parse_precision("bf16-mixed", "k") == Precision::bf16_mixed);
+  CHECK(ftb::parse_precision("16-mixed", "k") == Precision::fp16_mixed);
+  CHECK(ftb::parse_precision("fp16-mixed", "k") == Precision::fp16_mixed);
+  CHECK(ftb::to_string(Precision::fp16_mixed) == "fp16-mixed");
+  CHECK(nlohmann::json(Precision::bf16_mixed) == "bf16-mixed");
+  CHECK(!ftb::parse_precision_setting("auto", "k").has_value());
+  try {
+    ftb::parse_precision("64", "dp_precision");
+    FAIL("accepted");
+  } catch (const ftb::InputError& e) {
+    CHECK(std::string(e.what()).rfind("dp_precision: unknown precision", 0) == 0);
+  }
+  auto c = ftb::preset_config("smoke");
+  CHECK_THROWS_AS(ftb::apply_override(c, "fabric_precision=half"), ftb::InputError);
 }

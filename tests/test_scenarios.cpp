@@ -6,6 +6,8 @@
 #include "core/train/workload.h"
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
+#include "scenarios/sweep.h"
+#include "core/text/errors.h"
 #include "tests/tiny_config.h"
 
 TEST_CASE("scenarios: every registered scenario runs or says why it cannot") {
@@ -46,4 +48,65 @@ TEST_CASE("baseline: the same seed gives the same training run") {
   auto b = ftb::run_scenario(*info, workload, config, {});
   REQUIRE(a.steps.size() == b.steps.size());
   for (std::size_t i = 0; i < a.steps.size(); ++i) CHECK(a.steps[i].loss == b.steps[i].loss);
+}
+
+TEST_CASE("sweep: rows in the order asked, one callback per row, skipped rows kept, threads recorded") {
+  auto config = tiny_config();
+  config.scenarios = {"amp", "baseline"};  // amp is skipped on the CPU
+  config.threads = 1;
+  ftb::Sweep sweep(config, ftb::DistEnv{});
+  CHECK(sweep.reports());
+  CHECK(sweep.threads() == 1);
+  const auto workload = ftb::build_workload(sweep.config());
+  std::vector<size_t> seen;
+  nlohmann::json last_peaks;
+  const auto results = sweep.run(workload, "", {}, [&](const auto& rows, const nlohmann::json& peaks) {
+    seen.push_back(rows.size());
+    last_peaks = peaks;
+  });
+  REQUIRE(results.size() == 2);
+  CHECK(results[0].scenario == "amp");
+  CHECK(results[0].status == ftb::Status::skipped);
+  CHECK(results[1].scenario == "baseline");
+  CHECK(results[1].status == ftb::Status::ok);
+  CHECK(results[1].threads == 1);
+  CHECK(results[1].optimizer == "adam/loop");  // PyTorch's pick on the CPU
+  CHECK(results[1].mfu > 0);                   // measured against the fp32 peak
+  CHECK(seen == std::vector<size_t>{1, 2});
+  CHECK(last_peaks.at("by_precision").at("fp32").get<double>() > 0);
+  CHECK(sweep.exit_code() == 0);
+}
+
+TEST_CASE("sweep: an unknown row fails before any work, naming --scenarios") {
+  auto config = tiny_config();
+  config.scenarios = {"baseline", "nope"};
+  try {
+    ftb::Sweep sweep(config, ftb::DistEnv{});
+    FAIL("accepted");
+  } catch (const ftb::InputError& e) {
+    CHECK(std::string(e.what()).rfind("--scenarios: ", 0) == 0);
+  }
+}
+
+TEST_CASE("runner: the aggregate is computed from the repeats") {
+  auto config = tiny_config();
+  config.repeats = 3;
+  config.max_steps = 2;
+  const auto workload = ftb::build_workload(config);
+  auto r = ftb::run_scenario(*ftb::find_scenario("baseline"), workload, config, {});
+  REQUIRE(r.repeats.size() == 3);
+  std::vector<double> walls;
+  for (const auto& s : r.repeats) {
+    walls.push_back(s.wall_time_s);
+    CHECK(s.step_ms_median > 0);
+    CHECK(s.train_samples == 16);
+  }
+  CHECK(r.wall_time_s == doctest::Approx(ftb::median(walls)));
+  // the aggregate survives the JSON round trip that report and rank protocol share
+  auto back = ftb::result_from_json(ftb::to_json(r));
+  CHECK(back.repeats.size() == 3);
+  CHECK(back.repeats[2].step_ms_median == r.repeats[2].step_ms_median);
+  CHECK(back.optimizer == r.optimizer);
+  auto with_steps = ftb::result_from_json(ftb::to_json(r, /*with_steps=*/true));
+  CHECK(with_steps.steps.size() == r.steps.size());
 }

@@ -233,15 +233,3 @@ TEST_CASE("trainer scenario: the restored best checkpoint is what the test accur
   CHECK(csv[0] == ftb::CsvMetricsLogger::kHeader);
   CHECK(static_cast<int64_t>(csv.size()) == 1 + r.extra.at("metrics_rows").get<int64_t>());
 }
-
-TEST_CASE("trainer: remove_tree removes nested folders and accepts a missing path") {
-  std::string root;
-  {
-    ftb::TempDir tmp("ftb-test-rm-");
-    root = tmp.path();
-    std::filesystem::create_directories(root + "/a/b");
-    std::ofstream(root + "/a/b/f.txt") << "x";
-  }
-  CHECK(!std::filesystem::exists(root));
-  CHECK(ftb::remove_tree(root));
-}
