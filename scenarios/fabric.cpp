@@ -1,5 +1,5 @@
 // fabric: the reference's last row (step 7): a plain training loop written
-// against the Fabric-style API of core/fabric.h, which brings the strategy
+// against the Fabric-style API of scenarios/parallel/fabric.h, which brings the strategy
 // (fabric_strategy, zero2 by default as the reference) and the precision
 // (fabric_precision: 16-mixed on CUDA as the reference, bf16-mixed on CPU).
 #include "core/train/autocast.h"

@@ -58,7 +58,7 @@ struct ScenarioResult {
   std::string peak_bytes_source;     // "cuda_max_allocated" | "process_max_rss"
   std::vector<RepeatSample> repeats;
   // Efficiency: model FLOPs of a training step over the measured step time,
-  // divided by the peak measured on this machine (see core/flops.h).
+  // divided by the peak measured on this machine (see core/train/flops.h).
   double step_ms_median = 0;     // over timed steps (warm-up excluded)
   int64_t warmup_steps = 0;
   double model_tflops_per_s = 0;

@@ -14,7 +14,7 @@ who want the reference's files (columns text,label).
 The split is the reference's method (shuffle all 50,000 reviews with seed 123,
 then 35,000 train / 5,000 val / 10,000 test), but not pandas' permutation:
 it is ftbench's own (reviews sorted by path below aclImdb/, Fisher-Yates on
-mt19937_64, see core/split.cpp), so these CSVs hold exactly the split that
+mt19937_64, see core/text/split.cpp), so these CSVs hold exactly the split that
 `ftbench` makes from the archive itself with seed=123.
 
 Standard library only. Exit code 2 with a one-line reason when offline or
@@ -111,7 +111,7 @@ class MT19937_64:
 
 
 def uniform_below(rng, n):
-    """core/portable_random.h: uniform in [0, n) by rejection."""
+    """core/text/portable_random.h: uniform in [0, n) by rejection."""
     m = 0xFFFFFFFFFFFFFFFF
     limit = m - m % n
     while True:
@@ -151,7 +151,7 @@ def write_csv(path, rows):
 def write_splits(archive, out, seed):
     rows = read_reviews(archive)
     rng = MT19937_64(seed)
-    for i in range(len(rows), 1, -1):  # Fisher-Yates, as core/split.cpp
+    for i in range(len(rows), 1, -1):  # Fisher-Yates, as core/text/split.cpp
         j = uniform_below(rng, i)
         rows[i - 1], rows[j] = rows[j], rows[i - 1]
     n = len(rows)

@@ -31,7 +31,7 @@ class FusedAdam {
   // the kernel, skip when found_inf != 0), all on the device, no host sync.
   void step(const torch::Tensor& grad_scale = {}, const torch::Tensor& found_inf = {});
   // The same with the gradients given (one per parameter, same shapes): for
-  // parameters that are views into flat buffers (core/dist/data_parallel.h).
+  // parameters that are views into flat buffers (scenarios/parallel/data_parallel.h).
   void step(const std::vector<torch::Tensor>& grads, const torch::Tensor& grad_scale,
             const torch::Tensor& found_inf);
   // Back to the state right after construction (zeros), in place.

@@ -61,7 +61,7 @@ class GradScaler {
   torch::Tensor check_inf_(torch::optim::Optimizer& optimizer);
 
   // For optimizers that are not torch::optim ones (the sharded optimizers of
-  // core/dist/data_parallel.h): unscales `grads` in place and returns
+  // scenarios/parallel/data_parallel.h): unscales `grads` in place and returns
   // found_inf (0-dim float32 on the scale's device). The caller makes it agree
   // across ranks, steps with it (the fused step skips on the device) and
   // passes it to update(found_inf).

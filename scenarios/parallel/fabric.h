@@ -13,7 +13,7 @@
 //     optimizer.step();
 //   }
 //
-// Strategies: ddp, sharded (ZeRO-1), zero2 (core/dist/data_parallel.h).
+// Strategies: ddp, sharded (ZeRO-1), zero2 (scenarios/parallel/data_parallel.h).
 // Precisions: 32, bf16-mixed (autocast), 16-mixed (fp16 autocast + loss
 // scaling; CUDA only). Ranks come from the launcher (`ftbench run
 // --world-size N`, torchrun, SLURM, mpirun); without one, a world of one.

@@ -1,6 +1,6 @@
 // A torchrun-like launcher for one machine: starts `world_size` copies of a
 // program as the ranks of one distributed run (RANK, WORLD_SIZE, MASTER_ADDR,
-// MASTER_PORT... in their environment, read back by core/dist_env.h), watches
+// MASTER_PORT... in their environment, read back by scenarios/parallel/rank_env.h), watches
 // them, and stops them all as soon as one fails, so a crashed rank never
 // leaves the others hanging in a collective. POSIX/Linux only, torch-free.
 //

@@ -1,5 +1,5 @@
 // Rank and rendezvous from a launcher's environment variables (see
-// dist_env.h). Every value is checked here, once, so a bad job script fails
+// rank_env.h). Every value is checked here, once, so a bad job script fails
 // at start-up with the variable's name instead of hanging at the rendezvous.
 #include "scenarios/parallel/rank_env.h"
 
