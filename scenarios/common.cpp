@@ -63,13 +63,23 @@ ScenarioResult result_from_loop(const std::string& scenario, const LoopResult& l
   return r;
 }
 
+namespace {
+// Parameters stay fp32 on the device in every precision (autocast casts
+// inside the ops), so the optimizer is built on the moved parameters.
+DistilBertForSequenceClassification model_on(const Workload& w, const torch::Device& device) {
+  auto model = w.make_model();
+  model->to(device);
+  return model;
+}
+}  // namespace
+
 SingleProcess::SingleProcess(const Workload& w, const RunConfig& c, std::string name)
     : config(c),
       scenario(std::move(name)),
       device(resolve_device(c.device)),
-      model(w.make_model()),
+      model(model_on(w, device)),
       adam_kernel(resolve_adam_kernel(c.adam, device)),
-      adam((model->to(device), make_adam(model->parameters(), c.lr, adam_kernel))),
+      adam(make_adam(model->parameters(), c.lr, adam_kernel)),
       optimizer(*adam),
       loaders(w, c) {
   reset_peak_memory(device);
