@@ -4,6 +4,7 @@
 #include "core/text/json_fields.h"
 #include "core/text/files.h"
 #include "core/text/text_format.h"
+#include "reports/intervals.h"
 #include "reports/table.h"
 #include "reports/vega.h"
 
@@ -32,9 +33,23 @@ std::string dump(const json& j) { return j.dump(2, ' ', false, json::error_handl
 
 }  // namespace
 
-json report_to_json(const Report& report) {
+json report_to_json(const Report& report, const std::string& baseline) {
   json results = json::array();
-  for (const auto& r : report.results) results.push_back(to_json(r));
+  for (const auto& r : report.results) {
+    json j = to_json(r);
+    // Derived from the samples (recomputed on every write, never read back).
+    if (r.status == Status::ok && !r.repeats.empty()) {
+      j["intervals"] = result_intervals(r);
+      if (auto s = speedups_vs(report, r, baseline))
+        j["speedup"] = {{"baseline", baseline},
+                        {"end_to_end", to_json(s->end_to_end)},
+                        {"end_to_end_from", s->by_throughput ? "samples/s (different sample counts)" : "wall time"},
+                        {"steady_state", to_json(s->steady_state)},
+                        {"method", "ratio of medians over repeats, 95 % percentile bootstrap (4000 resamples, "
+                                   "unpaired: rows run one after the other)"}};
+    }
+    results.push_back(std::move(j));
+  }
   return {{"schema", kReportSchema},
           {"environment", report.environment},
           {"config", report.config},

@@ -22,7 +22,7 @@ struct Report {
   std::vector<ScenarioResult> results;                    // in run order
 };
 
-nlohmann::json report_to_json(const Report& report);
+nlohmann::json report_to_json(const Report& report, const std::string& baseline = "baseline");
 // Throws InputError naming `where` (a file name) on a wrong schema or a missing
 // or mistyped key.
 Report report_from_json(const nlohmann::json& j, const std::string& where);

@@ -1,6 +1,7 @@
 #include "reports/table.h"
 
 #include "core/text/text_format.h"
+#include "reports/intervals.h"
 
 #include <algorithm>
 #include <cmath>
@@ -72,7 +73,7 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
   };
   const std::vector<Column> columns = {
       {"scenario", false},  {"status", false},     {"device", false},    {"ranks", true},
-      {"threads", true},    {"precision", false}, {"optimizer", false}, {"wall time", true},   {"speed-up", true},   {"samples/s", true},
+      {"threads", true},    {"precision", false}, {"optimizer", false}, {"wall time", true},   {"speed-up", true}, {"steady speed-up", true},   {"samples/s", true},
       {"test acc %", true}, {"val acc %", true},   {"peak MiB", true},   {"MFU %", true},
       {"note", false},
   };
@@ -84,10 +85,11 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
                                     r.threads > 0 ? std::to_string(r.threads) : kDash, to_string(r.precision),
                                     r.optimizer.empty() ? kDash : r.optimizer};
     if (r.status == Status::ok) {
-      const auto speedup = speedup_vs_baseline(report, r, baseline);
+      const auto speedups = speedups_vs(report, r, baseline);
       row.push_back(wall_time(r.wall_time_s));
-      const bool by_throughput = speedup_from_throughput(report, r, baseline);
-      row.push_back(speedup ? printf_str(by_throughput ? "%.2fx*" : "%.2fx", *speedup) : kDash);
+      const bool by_throughput = speedups && speedups->by_throughput;
+      row.push_back(speedups ? format_interval(speedups->end_to_end, "%.2f", by_throughput ? "x*" : "x") : kDash);
+      row.push_back(speedups ? format_interval(speedups->steady_state, "%.2f", "x") : kDash);
       row.push_back(fixed(r.train_samples_per_s, "%.1f", true));
       row.push_back(fixed(r.test_acc * 100, "%.2f"));
       row.push_back(fixed(r.val_acc * 100, "%.2f"));
@@ -105,7 +107,7 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
                 std::to_string(find_baseline(report, baseline)->train_samples) + " (max_steps caps steps, not samples)";
       row.push_back(note);
     } else {
-      for (int i = 0; i < 7; ++i) row.push_back(kDash);
+      for (int i = 0; i < 8; ++i) row.push_back(kDash);
       row.push_back(r.reason.empty() ? "(no reason given)" : r.reason);
     }
     rows.push_back(std::move(row));
@@ -118,7 +120,13 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
     right.push_back(c.numeric);
   }
   table.insert(table.end(), rows.begin(), rows.end());
-  return format_table(table, right, TableStyle::markdown);
+  int repeats = 0;
+  for (const auto& r : report.results) repeats = std::max(repeats, static_cast<int>(r.repeats.size()));
+  return format_table(table, right, TableStyle::markdown) +
+         "\nspeed-up: " + baseline + "'s wall time over the row's (end-to-end, validation included, as the "
+         "reference times it); steady speed-up: samples/s at the median step after warm-up over " + baseline +
+         "'s. Medians of up to " + std::to_string(repeats) + " repeat(s); [95 % bootstrap interval] where a row has "
+         "two or more. Times are medians; accuracy and MFU are the last repeat's.\n";
 }
 
 std::string result_table_text(const Report& report, const std::string& baseline) {

@@ -59,6 +59,9 @@ ScenarioResult result_from_loop(const std::string& scenario, const LoopResult& l
   s.peak_bytes = r.peak_bytes;
   s.step_ms_median = r.step_ms_median;
   s.train_samples = r.train_samples;
+  if (!loop.steps.empty() && loop.step_ms_median > 0)
+    s.steady_samples_per_s = static_cast<double>(loop.train_samples) / static_cast<double>(loop.steps.size()) *
+                             1000 / loop.step_ms_median;
   r.repeats = {s};
   return r;
 }

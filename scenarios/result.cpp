@@ -65,7 +65,8 @@ json sample_to_json(const RepeatSample& s) {
           {"test_acc", s.test_acc},
           {"peak_bytes", s.peak_bytes},
           {"step_ms_median", s.step_ms_median},
-          {"train_samples", s.train_samples}};
+          {"train_samples", s.train_samples},
+          {"steady_samples_per_s", s.steady_samples_per_s}};
 }
 EpochRecord epoch_from_json(const json& j, const std::string& path) {
   JsonFields f(j, path);
@@ -91,6 +92,7 @@ RepeatSample sample_from_json(const json& j, const std::string& path) {
   // Added with the restructuring: optional, older reports lack them.
   if (f.has("step_ms_median")) s.step_ms_median = f.number("step_ms_median");
   if (f.has("train_samples")) s.train_samples = f.integer("train_samples");
+  if (f.has("steady_samples_per_s")) s.steady_samples_per_s = f.number("steady_samples_per_s");
   return s;
 }
 json distributed_to_json(const ScenarioResult::Distributed& d) {

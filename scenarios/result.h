@@ -29,6 +29,8 @@ struct RepeatSample {
   int64_t peak_bytes = 0;
   double step_ms_median = 0;      // steady-state step (warm-up excluded)
   int64_t train_samples = 0;
+  // Steady-state throughput: samples per step (all ranks) over the median step.
+  double steady_samples_per_s = 0;
 };
 
 // One row of the report. Rule for fields: what every row can have is a field

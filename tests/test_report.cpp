@@ -437,6 +437,10 @@ TEST_CASE("speed-up table: baseline, a faster row and a skipped row") {
   std::getline(in, base);
   std::getline(in, amp);
   std::getline(in, skipped);
+  std::getline(in, extra);
+  CHECK(extra.empty());  // then the legend: what the speed-ups and intervals mean
+  std::getline(in, extra);
+  CHECK(extra.rfind("speed-up: baseline's wall time", 0) == 0);
   CHECK_FALSE(std::getline(in, extra));
   CHECK(header.find("| scenario") == 0);
   for (const char* col : {"status", "device", "ranks", "threads", "precision", "wall time", "speed-up", "samples/s",
@@ -448,7 +452,7 @@ TEST_CASE("speed-up table: baseline, a faster row and a skipped row") {
   CHECK(base.find("1.00x") != std::string::npos);
   CHECK(base.find("1:40.0 (100.00 s)") != std::string::npos);
   CHECK(amp.find("| amp") == 0);
-  CHECK(amp.find("2.50x") != std::string::npos);  // 100 s / 40 s
+  CHECK(amp.find("2.50x [") != std::string::npos);  // 100 s / 40 s, with the interval of 2 repeats
   CHECK(amp.find("0:40.0 (40.00 s)") != std::string::npos);
   CHECK(amp.find("1234.5") != std::string::npos);
   CHECK(amp.find("89.92") != std::string::npos);    // test acc %

@@ -7,6 +7,8 @@
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
 #include "scenarios/sweep.h"
+#include "reports/report.h"
+#include "reports/table.h"
 #include "core/text/errors.h"
 #include "tests/tiny_config.h"
 
@@ -109,4 +111,36 @@ TEST_CASE("runner: the aggregate is computed from the repeats") {
   CHECK(back.optimizer == r.optimizer);
   auto with_steps = ftb::result_from_json(ftb::to_json(r, /*with_steps=*/true));
   CHECK(with_steps.steps.size() == r.steps.size());
+}
+
+TEST_CASE("report: every ok row carries medians with intervals and both speed-ups") {
+  auto config = tiny_config();
+  config.repeats = 3;
+  config.max_steps = 4;
+  const auto workload = ftb::build_workload(config);
+  ftb::Report report;
+  for (const char* name : {"baseline", "amp_bf16"})
+    report.results.push_back(ftb::run_scenario(*ftb::find_scenario(name), workload, config, {}));
+  const auto j = ftb::report_to_json(report);
+  for (const auto& r : j.at("results")) {
+    CAPTURE(r.at("scenario").get<std::string>());
+    const auto& wall = r.at("intervals").at("wall_time_s");
+    CHECK(wall.at("n") == 3);
+    CHECK(wall.at("ci95_low").get<double>() <= wall.at("median").get<double>());
+    CHECK(wall.at("median").get<double>() <= wall.at("ci95_high").get<double>());
+    CHECK(wall.at("min").get<double>() <= wall.at("ci95_low").get<double>());
+    const auto& step = r.at("intervals").at("step_ms");
+    CHECK(step.at("p50").get<double>() <= step.at("p90").get<double>());
+    CHECK(step.at("p90").get<double>() <= step.at("p99").get<double>());
+    const auto& e2e = r.at("speedup").at("end_to_end");
+    CHECK(e2e.at("ci95_low").get<double>() <= e2e.at("median").get<double>());
+    CHECK(r.at("speedup").at("steady_state").at("median").get<double>() > 0);
+  }
+  // baseline against itself: exactly 1 and an interval around it
+  const auto& base = j.at("results")[0].at("speedup").at("end_to_end");
+  CHECK(base.at("median").get<double>() == doctest::Approx(1.0));
+  CHECK(base.at("ci95_low").get<double>() <= 1.0);
+  CHECK(base.at("ci95_high").get<double>() >= 1.0);
+  // the table shows the interval
+  CHECK(ftb::speedup_table_markdown(report).find("1.00x [") != std::string::npos);
 }

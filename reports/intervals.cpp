@@ -1,0 +1,89 @@
+#include "reports/intervals.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "reports/table.h"
+
+namespace ftb {
+namespace {
+
+// One seed for every interval of a report: re-rendering gives the same text.
+constexpr uint64_t kSeed = 20261130;
+
+std::vector<double> field(const ScenarioResult& r, double RepeatSample::*f) {
+  std::vector<double> v;
+  for (const auto& s : r.repeats) v.push_back(s.*f);
+  return v;
+}
+
+const ScenarioResult* find(const Report& report, const std::string& name) {
+  for (const auto& r : report.results)
+    if (r.scenario == name) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const stats::Interval& i) {
+  return {{"median", i.estimate}, {"ci95_low", i.low}, {"ci95_high", i.high}, {"min", i.min}, {"max", i.max},
+          {"n", i.n}};
+}
+
+std::optional<Speedups> speedups_vs(const Report& report, const ScenarioResult& r, const std::string& baseline) {
+  const ScenarioResult* base = find(report, baseline);
+  if (!base || base->status != Status::ok || r.status != Status::ok || base->repeats.empty() || r.repeats.empty())
+    return std::nullopt;
+  Speedups s;
+  // Full epochs on N ranks drop up to N batches less than one process does:
+  // that is the same work. A step cap (max_steps) on N ranks is N times it.
+  if (base->train_samples > 0 && r.train_samples > 0) {
+    const double ratio = static_cast<double>(r.train_samples) / static_cast<double>(base->train_samples);
+    s.by_throughput = ratio > 1.01 || ratio < 0.99;
+  }
+  // Rows run one after the other, not interleaved: repeats are not paired.
+  if (s.by_throughput)
+    s.end_to_end = stats::ratio_interval(field(r, &RepeatSample::train_samples_per_s),
+                                         field(*base, &RepeatSample::train_samples_per_s), false, kSeed);
+  else
+    s.end_to_end = stats::ratio_interval(field(*base, &RepeatSample::wall_time_s), field(r, &RepeatSample::wall_time_s),
+                                         false, kSeed);
+  // The point estimate is the table's own (ratio of the aggregate medians);
+  // they coincide when the aggregates were computed from these repeats.
+  if (auto point = speedup_vs_baseline(report, r, baseline)) s.end_to_end.estimate = *point;
+  s.steady_state = stats::ratio_interval(field(r, &RepeatSample::steady_samples_per_s), field(*base, &RepeatSample::steady_samples_per_s), false, kSeed);
+  return s;
+}
+
+nlohmann::json result_intervals(const ScenarioResult& r) {
+  nlohmann::json j;
+  j["wall_time_s"] = to_json(stats::median_interval(field(r, &RepeatSample::wall_time_s), kSeed));
+  j["train_samples_per_s"] = to_json(stats::median_interval(field(r, &RepeatSample::train_samples_per_s), kSeed));
+  j["steady_samples_per_s"] = to_json(stats::median_interval(field(r, &RepeatSample::steady_samples_per_s), kSeed));
+  nlohmann::json step = to_json(stats::median_interval(field(r, &RepeatSample::step_ms_median), kSeed));
+  // Percentiles of the last repeat's steps after warm-up (the steps are in
+  // memory after a run; a report read back keeps them in steps.csv).
+  std::vector<double> steps;
+  for (const auto& s : r.steps)
+    if (s.step > r.warmup_steps) steps.push_back(s.step_ms);
+  if (!steps.empty()) {
+    step["p50"] = stats::quantile(steps, 0.50);
+    step["p90"] = stats::quantile(steps, 0.90);
+    step["p99"] = stats::quantile(steps, 0.99);
+    step["steps_of_last_repeat"] = steps.size();
+  }
+  j["step_ms"] = std::move(step);
+  return j;
+}
+
+std::string format_interval(const stats::Interval& i, const char* fmt, const char* suffix) {
+  if (!std::isfinite(i.estimate)) return "-";
+  char a[64], b[64], c[64];
+  std::snprintf(a, sizeof a, fmt, i.estimate);
+  if (i.n < 2 || !(i.high > i.low)) return std::string(a) + suffix;
+  std::snprintf(b, sizeof b, fmt, i.low);
+  std::snprintf(c, sizeof c, fmt, i.high);
+  return std::string(a) + suffix + " [" + b + ", " + c + "]";
+}
+
+}  // namespace ftb

@@ -1,0 +1,36 @@
+// Every figure over repeats with its uncertainty: medians with 95 % bootstrap
+// intervals for wall time, throughput and steady-state step time, the step
+// time's p50/p90/p99, and the two speed-ups against baseline (end-to-end, the
+// reference's definition: wall time; steady-state: throughput of the median
+// step after warm-up), each a bootstrap interval of a ratio of medians.
+// Pure functions of the results' per-repeat samples; written into report.json
+// beside each result ("intervals", "speedup") and shown in the table.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+#include "reports/report.h"
+#include "reports/statistics.h"
+
+namespace ftb {
+
+struct Speedups {
+  stats::Interval end_to_end;    // baseline wall time / row's (or samples/s ratio, by_throughput)
+  stats::Interval steady_state;  // row's steady samples/s / baseline's
+  bool by_throughput = false;    // end-to-end from samples/s: the rows trained on different sample counts
+};
+
+// nullopt when the row or the baseline is not ok or has no repeats.
+std::optional<Speedups> speedups_vs(const Report& report, const ScenarioResult& r, const std::string& baseline);
+
+// {"wall_time_s": {...}, "train_samples_per_s": {...}, "step_ms": {..., "p50", "p90", "p99"}}
+nlohmann::json result_intervals(const ScenarioResult& r);
+nlohmann::json to_json(const stats::Interval& i);
+
+// "1.17x [1.10, 1.25]" (one repeat: "1.17x"); "*" after x when by throughput.
+std::string format_interval(const stats::Interval& i, const char* fmt, const char* suffix = "");
+
+}  // namespace ftb
