@@ -21,7 +21,8 @@ struct Args {
 int predict(const Args& a) {
   configure_threads(0);
   const auto lines = read_jsonl(a.input);
-  auto model = load_model_dir(a.model);
+  // A checkpoint without our head (e.g. a base model) would predict with random weights.
+  auto model = load_model_dir(a.model, nullptr, MissingHead::reject);
   model->eval();
   const auto device = resolve_device(a.device);
   model->to(device);

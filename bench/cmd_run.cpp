@@ -61,7 +61,7 @@ int run(const RunArgs& args) {
     print_config(sweep, out);
   }
   Workload workload = build_workload(sweep.config());
-  if (sweep.reports()) std::cerr << workload.summary() << "\n";
+  if (sweep.reports()) std::cerr << workload.summary() << "\n" << workload.load_warning();
   Report report;
   if (sweep.reports()) report.environment = capture_environment();
   report.config = to_json(sweep.config());

@@ -68,6 +68,10 @@ void Sweep::measure_peaks() {
 
 std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::string& out_dir,
                                        const std::vector<LoopCallback*>& callbacks, const RowDone& row_done) {
+  // build_workload checked one process; a rank trains on its shard only.
+  const bool any_ranks_row = std::any_of(selected_.begin(), selected_.end(),
+                                         [](const ScenarioInfo* s) { return s->kind == RowKind::ranks; });
+  if (any_ranks_row && config_.world_size > 1) check_trains(workload, config_, config_.world_size);
   // Ranks other than 0 of an outside launcher measure no peak: several ranks
   // measuring at once on one GPU or on shared cores would measure each other.
   if (reports()) measure_peaks();

@@ -18,6 +18,33 @@ expect_error() {
   grep '^ftbench: ' "$tmp/err" | grep -qF -- "$needle" || fail "message does not name '$needle': $(cat "$tmp/err")"
 }
 model_copy() { cp -r "$fixtures/golden_model" "$tmp/m"; }
+# safetensors_edit IN OUT DROP_REGEX [NAME=D0xD1 ...]: a copy of a safetensors
+# file without the tensors whose names match DROP_REGEX, plus F32 zero tensors
+# (stdlib only: the `safetensors` package need not be installed).
+safetensors_edit() {
+  python3 - "$@" <<'PY'
+import json, re, struct, sys
+src, dst, drop, *add = sys.argv[1:]
+raw = open(src, "rb").read()
+n = struct.unpack("<Q", raw[:8])[0]
+header, data = json.loads(raw[8:8 + n]), raw[8 + n:]
+meta = header.pop("__metadata__", {"format": "pt"})
+tensors = [(k, v["dtype"], v["shape"], data[v["data_offsets"][0]:v["data_offsets"][1]])
+           for k, v in header.items() if not re.match(drop, k)]
+for spec in add:
+    name, dims = spec.split("=")
+    shape = [int(d) for d in dims.split("x")]
+    count = 1
+    for d in shape: count *= d
+    tensors.append((name, "F32", shape, bytes(4 * count)))
+out, blobs, offset = {"__metadata__": meta}, [], 0
+for name, dtype, shape, blob in tensors:
+    out[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + len(blob)]}
+    blobs.append(blob); offset += len(blob)
+h = json.dumps(out).encode()
+open(dst, "wb").write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+PY
+}
 # threads=1: ctest runs two checks at once on 2 cores
 tiny=(epochs=1 synthetic_count=200 max_steps=3 eval_max_batches=2 prefetch=1 threads=1)
 
@@ -44,6 +71,16 @@ case "$case_name" in
     model_copy; python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['hidden_dim']=64; json.dump(c,open(p,'w'))" "$tmp/m/config.json"
     echo '{"input_ids":[1,2,3]}' >"$tmp/in.jsonl"
     expect_error 2 'shape' "$ftbench" predict --model "$tmp/m" --input "$tmp/in.jsonl" ;;
+  predict_without_head)
+    # A checkpoint without our head would predict from random weights: refused, nothing printed.
+    model_copy; echo '{"input_ids":[1,2,3]}' >"$tmp/in.jsonl"
+    safetensors_edit "$fixtures/golden_model/model.safetensors" "$tmp/m/model.safetensors" 'classifier\.'
+    expect_error 2 'model.safetensors: missing tensors classifier.weight, classifier.bias (' \
+      "$ftbench" predict --model "$tmp/m" --input "$tmp/in.jsonl"
+    [ ! -s "$tmp/out" ] || fail "printed logits: $(cat "$tmp/out")"
+    safetensors_edit "$fixtures/golden_model/model.safetensors" "$tmp/m/model.safetensors" '(pre_)?classifier\.'
+    expect_error 2 'missing tensors pre_classifier.weight, pre_classifier.bias, classifier.weight and 1 more' \
+      "$ftbench" predict --model "$tmp/m" --input "$tmp/in.jsonl" ;;
   vocab_without_cls)
     printf '[PAD]\n[UNK]\n[SEP]\nhello\n' >"$tmp/vocab.txt"; echo '{"text":"hello"}' >"$tmp/in.jsonl"
     expect_error 2 vocab.txt "$ftbench" tokenize --vocab "$tmp/vocab.txt" --input "$tmp/in.jsonl" ;;
@@ -65,6 +102,66 @@ case "$case_name" in
     tar -czf "$tmp/full.tar.gz" -C "$tmp/a" aclImdb
     head -c $(( $(stat -c %s "$tmp/full.tar.gz") / 2 )) "$tmp/full.tar.gz" >"$tmp/trunc.tar.gz"
     expect_error 2 trunc.tar.gz "$ftbench" run --data "$tmp/trunc.tar.gz" --out "$tmp/o" ;;
+  out_is_file)
+    # Fails before the workload is built (no "data:" line), leaves the file alone.
+    echo 'not a folder' >"$tmp/f"; cp "$tmp/f" "$tmp/before"
+    start=$SECONDS
+    expect_error 2 "--out: $tmp/f: exists and is not a directory" "$ftbench" run --scenarios baseline --out "$tmp/f"
+    [ $((SECONDS - start)) -le 10 ] || fail "took $((SECONDS - start)) s to reject --out"
+    ! grep -q '^data: ' "$tmp/err" || fail "the workload was built before --out was checked"
+    cmp -s "$tmp/f" "$tmp/before" || fail "$tmp/f was modified" ;;
+  out_unwritable)
+    # Root writes into a read-only folder: then run ftbench as nobody (setpriv).
+    mkdir "$tmp/ro"; chmod 555 "$tmp/ro"; chmod 755 "$tmp"
+    as=()
+    if [ "$(id -u)" = 0 ]; then
+      command -v setpriv >/dev/null && as=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+      if [ ${#as[@]} = 0 ] || ! "${as[@]}" "$ftbench" --help >/dev/null 2>&1; then
+        echo "skipped: running as root, and cannot run ftbench as nobody"; exit 0
+      fi
+    fi
+    ! "${as[@]}" touch "$tmp/ro/probe" 2>/dev/null || { echo "skipped: $tmp/ro is writable despite mode 555"; exit 0; }
+    expect_error 2 "--out: $tmp/ro/o: cannot create directory: Permission denied" \
+      "${as[@]}" "$ftbench" run --scenarios baseline --out "$tmp/ro/o"
+    expect_error 2 "--out: $tmp/ro: not writable: Permission denied" \
+      "${as[@]}" "$ftbench" run --scenarios baseline --out "$tmp/ro"
+    ! grep -q '^data: ' "$tmp/err" || fail "the workload was built before --out was checked" ;;
+  zero_train_steps)
+    # A row that would not train one step is bad input, not "ok" with loss 0.
+    expect_error 2 'batch_size: 100000 is larger than the 4200 training examples (split 4200/600/1200); no training step would run' \
+      "$ftbench" run --scenarios baseline --out "$tmp/o" threads=1 batch_size=100000
+    expect_error 2 'batch_size: 32 is larger than the 7 training examples (split 7/1/2)' \
+      "$ftbench" run --scenarios baseline --out "$tmp/o" threads=1 synthetic_count=10
+    [ ! -e "$tmp/o/report.json" ] || fail "a report was written"
+    # 35 training examples: one process trains a batch of 32, two ranks of 17 cannot.
+    expect_error 2 'batch_size: 32 is larger than the 17 training examples each of 2 ranks gets (split 35/5/10)' \
+      "$ftbench" run --scenarios baseline,ddp --world-size 2 --device cpu --out "$tmp/o" threads=1 synthetic_count=50
+    "$ftbench" run --scenarios baseline --world-size 2 --out "$tmp/o" threads=1 synthetic_count=50 epochs=1 \
+      eval_max_batches=1 >"$tmp/out" 2>"$tmp/err" || fail "a single-process row with world_size 2 did not run: $(tail -3 "$tmp/err")"
+    grep -q '| baseline .* ok ' "$tmp/out" || fail "baseline did not train: $(cat "$tmp/out")" ;;
+  model_load_report)
+    # A masked-LM checkpoint (distilbert-base-uncased's layout: "distilbert."
+    # names, vocab_* head, no classifier): the run says, as from_pretrained
+    # does, which tensors are new and which unused, and records both.
+    mkdir "$tmp/m"; cp "$fixtures/golden_model/config.json" "$tmp/m/"
+    safetensors_edit "$fixtures/golden_model/model.safetensors" "$tmp/m/model.safetensors" '(pre_)?classifier\.' \
+      vocab_transform.weight=32x32 vocab_projector.weight=101x32 vocab_projector.bias=101
+    { printf '[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n'; for c in {a..z}; do printf '%s\n##%s\n' $c $c; done; } >"$tmp/m/vocab.txt"
+    "$ftbench" run --model "$tmp/m" --scenarios baseline --out "$tmp/o" epochs=1 max_steps=2 eval_max_batches=1 \
+      synthetic_count=200 max_length=40 threads=1 prefetch=1 >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(tail -3 "$tmp/err")"
+    grep -qF "newly initialized: pre_classifier.weight, pre_classifier.bias, classifier.weight, classifier.bias" "$tmp/err" ||
+      fail "no newly-initialized line: $(cat "$tmp/err")"
+    grep -qF "were not used when initializing DistilBertForSequenceClassification: vocab_projector.bias, vocab_projector.weight, vocab_transform.weight" "$tmp/err" ||
+      fail "no unused line: $(cat "$tmp/err")"
+    python3 - "$tmp/o/report.json" <<'PY' || fail "report.json does not record the load"
+import json, sys
+r = json.load(open(sys.argv[1]))
+load = r["config"]["workload"]["model_load"]
+assert load["newly_initialized"] == ["pre_classifier.weight", "pre_classifier.bias", "classifier.weight", "classifier.bias"], load
+assert load["unused"] == ["vocab_projector.bias", "vocab_projector.weight", "vocab_transform.weight"], load
+assert r["results"][0]["status"] == "ok", r["results"][0]
+PY
+    ;;
   report_survives_bad_input)
     mkdir -p "$tmp/o"; echo '{"schema":"ftbench.report/1","keep":"me"}' >"$tmp/o/report.json"
     cp "$tmp/o/report.json" "$tmp/before.json"

@@ -11,6 +11,8 @@
 
 #include "core/model/checkpoint.h"
 #include "core/model/safetensors.h"
+#include "core/text/errors.h"
+#include "core/text/files.h"
 
 namespace {
 
@@ -112,4 +114,34 @@ TEST_CASE("checkpoint: a folder we write loads back bit-identically") {
   for (const auto& item : a) CHECK(torch::equal(item.value(), b[item.key()]));
   for (const char* f : {"config.json", "model.safetensors"}) ::unlink((dir / f).c_str());
   ::rmdir(dir.c_str());  // not fs::remove_all: it crashes under the pip LibTorch (pytorch#133437)
+}
+
+TEST_CASE("checkpoint: a base model's file loads as from_pretrained does, and predicting rejects it") {
+  // distilbert-base-uncased's layout: the MLM head instead of ours. Bare body
+  // names here (a DistilBertModel file); the prefixed layout is cli.model_load_report's.
+  auto golden_model = ftb::load_model_dir(kDir);
+  std::vector<std::pair<std::string, torch::Tensor>> tensors{{"vocab_projector.bias", torch::zeros({101})}};
+  for (const auto& item : golden_model->named_parameters())
+    if (!ftb::is_head_parameter(item.key())) tensors.emplace_back(item.key().substr(11), item.value());
+  ftb::TempDir dir("ftb-base-");
+  const std::string path = dir.path() + "/model.safetensors";
+  ftb::write_safetensors(path, tensors);
+
+  ftb::DistilBertForSequenceClassification model(golden_model->config);
+  const auto report = ftb::load_weights(model, path);
+  CHECK(report.initialised == std::vector<std::string>{"pre_classifier.weight", "pre_classifier.bias",
+                                                       "classifier.weight", "classifier.bias"});
+  CHECK(report.ignored == std::vector<std::string>{"vocab_projector.bias"});
+  auto loaded = model->named_parameters();
+  CHECK(torch::equal(loaded["distilbert.transformer.layer.1.ffn.lin2.weight"],
+                     golden_model->named_parameters()["distilbert.transformer.layer.1.ffn.lin2.weight"]));
+
+  try {
+    ftb::load_weights(model, path, ftb::MissingHead::reject);
+    FAIL("expected InputError");
+  } catch (const ftb::InputError& e) {
+    CHECK(std::string(e.what()) == path + ": missing tensors pre_classifier.weight, pre_classifier.bias, "
+                                          "classifier.weight and 1 more (predicting needs every tensor of the "
+                                          "classification model)");
+  }
 }

@@ -12,10 +12,11 @@
 namespace ftb {
 namespace fs = std::filesystem;
 
-LoadReport load_weights(DistilBertForSequenceClassification& model, const std::string& path) {
+LoadReport load_weights(DistilBertForSequenceClassification& model, const std::string& path,
+                        MissingHead missing_head) {
   const auto file = SafetensorsFile::read(path);
   LoadReport report;
-  std::vector<std::string> used;
+  std::vector<std::string> used, missing;
   torch::NoGradGuard no_grad;
   for (auto& item : model->named_parameters()) {
     const std::string& name = item.key();
@@ -23,11 +24,9 @@ LoadReport load_weights(DistilBertForSequenceClassification& model, const std::s
     if (!file.contains(key) && name.rfind("distilbert.", 0) == 0 && file.contains(name.substr(11)))
       key = name.substr(11);  // a bare DistilBertModel checkpoint
     if (!file.contains(key)) {
-      if (is_head_parameter(name)) {
-        report.initialised.push_back(name);
-        continue;
-      }
-      input_error(path, "missing tensor \"" + name + "\"");
+      const bool fresh = is_head_parameter(name) && missing_head == MissingHead::initialise;
+      (fresh ? report.initialised : missing).push_back(name);
+      continue;
     }
     auto t = file.tensor(key);
     auto& p = item.value();
@@ -40,16 +39,23 @@ LoadReport load_weights(DistilBertForSequenceClassification& model, const std::s
     p.copy_(t.to(p.dtype()));
     used.push_back(key);
   }
+  // All of them at once: a wrong checkpoint usually misses many, not one.
+  if (!missing.empty()) {
+    const bool for_inference = missing_head == MissingHead::reject;
+    input_error(path, "missing tensors " + names_for_message(missing) +
+                          (for_inference ? " (predicting needs every tensor of the classification model)" : ""));
+  }
   for (const auto& [key, entry] : file.entries())
     if (std::find(used.begin(), used.end(), key) == used.end()) report.ignored.push_back(key);
   return report;
 }
 
-DistilBertForSequenceClassification load_model_dir(const std::string& dir, LoadReport* report) {
+DistilBertForSequenceClassification load_model_dir(const std::string& dir, LoadReport* report,
+                                                   MissingHead missing_head) {
   if (!fs::is_directory(dir)) input_error(dir, "model folder does not exist");
   const auto cfg = read_config((fs::path(dir) / "config.json").string());
   DistilBertForSequenceClassification model(cfg);
-  auto r = load_weights(model, (fs::path(dir) / "model.safetensors").string());
+  auto r = load_weights(model, (fs::path(dir) / "model.safetensors").string(), missing_head);
   if (report) *report = r;
   return model;
 }

@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ftb {
 
@@ -22,6 +23,14 @@ struct InputError : std::runtime_error {
 inline std::string first_line(std::string message) {
   if (auto nl = message.find('\n'); nl != std::string::npos) message.resize(nl);
   return message;
+}
+
+// "a, b, c and 5 more": a list of names that keeps a message on one line.
+inline std::string names_for_message(const std::vector<std::string>& names, std::size_t max_shown = 3) {
+  std::string s;
+  for (std::size_t i = 0; i < names.size() && i < max_shown; ++i) s += (i == 0 ? "" : ", ") + names[i];
+  if (names.size() > max_shown) s += " and " + std::to_string(names.size() - max_shown) + " more";
+  return s;
 }
 
 }  // namespace ftb

@@ -95,11 +95,27 @@ Workload build_workload(const RunConfig& c) {
   w.train = tokenize_split(*w.tokenizer, splits.train, c.max_length, threads);
   w.val = tokenize_split(*w.tokenizer, splits.val, c.max_length, threads);
   w.test = tokenize_split(*w.tokenizer, splits.test, c.max_length, threads);
+  // One process trains on every row; rows of kind ranks are checked by the sweep.
+  check_trains(w, c, 1);
+  // Loaded once here, not only in each row: a checkpoint that does not fit
+  // fails before any training, and what it lacks or has extra is known.
+  if (!w.model_dir.empty()) w.make_model(&w.model_load);
   w.prep_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return w;
 }
 
-DistilBertForSequenceClassification Workload::make_model() const {
+void check_trains(const Workload& w, const RunConfig& c, int world_size) {
+  const auto per_rank = static_cast<int64_t>(w.train.size()) / std::max(1, world_size);
+  if (per_rank >= c.batch_size) return;
+  const std::string split = "split " + std::to_string(w.train.size()) + "/" + std::to_string(w.val.size()) + "/" +
+                            std::to_string(w.test.size());
+  input_error("batch_size", std::to_string(c.batch_size) + " is larger than the " + std::to_string(per_rank) +
+                                " training examples" +
+                                (world_size > 1 ? " each of " + std::to_string(world_size) + " ranks gets" : "") +
+                                " (" + split + "); no training step would run");
+}
+
+DistilBertForSequenceClassification Workload::make_model(LoadReport* load) const {
   // Same seed -> same initial weights for every scenario and every rank. The
   // global generator is shared: one model at a time (tests run ranks as
   // threads of one process).
@@ -107,7 +123,7 @@ DistilBertForSequenceClassification Workload::make_model() const {
   std::lock_guard<std::mutex> lock(mu);
   seed_everything(seed);
   if (model_dir.empty()) return DistilBertForSequenceClassification(model_config);
-  return load_model_dir(model_dir);
+  return load_model_dir(model_dir, load);
 }
 
 LoaderOptions Workload::train_loader_options(const RunConfig& c) const {
@@ -147,6 +163,8 @@ nlohmann::json Workload::describe() const {
       {"model", config_to_json(model_config)},
       {"model_dir", model_dir},
       {"prep_time_s", prep_time_s},
+      // Names as from_pretrained reports them (empty lists without model_dir).
+      {"model_load", {{"newly_initialized", model_load.initialised}, {"unused", model_load.ignored}}},
   };
 }
 
@@ -154,6 +172,20 @@ std::string Workload::summary() const {
   return "data: " + std::to_string(train.size()) + " train / " + std::to_string(val.size()) + " val / " +
          std::to_string(test.size()) + " test examples (" + data_source + "), vocab " +
          std::to_string(tokenizer->vocab_size()) + ", " + std::to_string(prep_time_s) + " s";
+}
+
+// Hugging Face's wording, so the message reads as the one users know.
+std::string Workload::load_warning() const {
+  const std::string file = (fs::path(model_dir) / "model.safetensors").string();
+  std::string out;
+  if (!model_load.initialised.empty())
+    out += "Some weights of DistilBertForSequenceClassification were not initialized from the model checkpoint at " +
+           file + " and are newly initialized: " + names_for_message(model_load.initialised, 8) + "\n";
+  if (!model_load.ignored.empty())
+    out += "Some weights of the model checkpoint at " + file +
+           " were not used when initializing DistilBertForSequenceClassification: " +
+           names_for_message(model_load.ignored, 8) + "\n";
+  return out;
 }
 
 }  // namespace ftb

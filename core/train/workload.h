@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/train/batching.h"
+#include "core/model/checkpoint.h"
 #include "core/model/hf_config.h"
 #include "core/model/distilbert.h"
 #include "core/train/run_config.h"
@@ -25,16 +26,30 @@ struct Workload {
   std::string data_source;      // "synthetic(n=..., seed=...)" or the path
   std::string vocab_source;     // file or "built from the training split"
   double prep_time_s = 0;
+  // With model_dir: the head tensors initialised fresh and the checkpoint's
+  // tensors not used (from_pretrained's warning), found while building.
+  LoadReport model_load;
 
   // A fresh model with this workload's initial weights: the same for every
   // scenario and rank (seeded), loaded from model_dir when given.
-  DistilBertForSequenceClassification make_model() const;
+  DistilBertForSequenceClassification make_model(LoadReport* load = nullptr) const;
   LoaderOptions train_loader_options(const RunConfig& c) const;
   LoaderOptions eval_loader_options(const RunConfig& c) const;
   nlohmann::json describe() const;  // sizes and sources, for the report
   std::string summary() const;      // one line for the console: sizes, source, vocabulary, time
+  // From_pretrained's warning, one line each for fresh and unused tensors; "" without model_dir.
+  std::string load_warning() const;
 };
 
+// Builds the splits, tokenizer and model config; fails (InputError) before any
+// training on data that cannot train (see check_trains) and on a checkpoint
+// that does not load.
 Workload build_workload(const RunConfig& config);
+
+// InputError naming batch_size when an epoch would have no training step
+// (the row would report loss 0 and accuracy 0 as if it had trained): each of
+// `world_size` ranks takes train/world_size examples and drops the last
+// partial batch. (Empty val/test splits fail in build_workload.)
+void check_trains(const Workload& workload, const RunConfig& config, int world_size);
 
 }  // namespace ftb
