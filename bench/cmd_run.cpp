@@ -67,8 +67,8 @@ int run(const RunArgs& args) {
   report.config = to_json(sweep.config());
   report.config["workload"] = workload.describe();
   report.config["out"] = out;
-  report.results = sweep.run(workload, out, {&progress}, [&](const auto& results, const nlohmann::json& peaks) {
-    report.environment["peak_matmul_tflops"] = peaks;
+  report.results = sweep.run(workload, out, {&progress}, [&](const auto& results, const nlohmann::json& measured) {
+    for (const auto& [key, value] : measured.items()) report.environment[key] = value;
     report.results = results;
     write_run_outputs(out, report);
   });

@@ -1,11 +1,14 @@
 #include "scenarios/sweep.h"
 
 #include <algorithm>
+#include <set>
 #include <iostream>
 #include <thread>
 
 #include "core/train/device.h"
 #include "core/train/flops.h"
+#include "core/train/warmup.h"
+#include "scenarios/parallel/distributed_row.h"
 #include "scenarios/parallel/rank_protocol.h"
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
@@ -59,11 +62,38 @@ void Sweep::measure_peaks() {
   peaks_ = measure_matmul_peaks(device_, &n);
   nlohmann::json by_precision = nlohmann::json::object();
   for (const auto& [p, tflops] : peaks_) by_precision[to_string(p)] = tflops;
-  peaks_json_ = {{"by_precision", by_precision}, {"device", device_.str()}, {"threads", threads_},
+  environment_["peak_matmul_tflops"] = {{"by_precision", by_precision}, {"device", device_.str()}, {"threads", threads_},
                  {"method", "best of 5 square matmuls per dtype, size grown to " + std::to_string(n) +
                                 " while one takes < 50 ms"}};
   std::cerr << "measured fp32 matmul peak on " << device_.str() << " (" << threads_
             << " threads): " << peaks_[Precision::fp32] << " TFLOP/s\n";
+}
+
+nlohmann::json warm_up_record(const Workload& w, const RunConfig& c, const torch::Device& device, Precision p) {
+  const double s = warm_up(w, c, device, p);
+  std::cerr << "warm-up (untimed) on " << device.str() << " " << to_string(p) << ": " << s << " s\n";
+  return {{"device", device.str()}, {"precision", to_string(p)}, {"seconds", s}};
+}
+
+void Sweep::warm_up_rows(const Workload& workload) {
+  // Rows of kind ranks started by our launcher run in their own processes,
+  // which warm up themselves; under an outside launcher this process is the rank.
+  std::set<std::pair<std::string, Precision>> done;
+  nlohmann::json records = nlohmann::json::array();
+  for (const auto* info : selected_) {
+    const bool ranks_row = info->kind == RowKind::ranks;
+    if (ranks_row && !env_.launched && config_.world_size > 1) continue;
+    if (env_.launched && !ranks_row && env_.rank != 0) continue;  // rank 0 alone runs those
+    const ScenarioResult header = row_header(*info, config_);
+    const torch::Device device = ranks_row ? rank_device(config_, env_) : device_;
+    if (header.status != Status::ok || !done.insert({device.str(), header.precision}).second) continue;
+    records.push_back(warm_up_record(workload, config_, device, header.precision));
+  }
+  environment_["warmup"] = {
+      {"passes", records},
+      {"method", "before the first timed row, per device and precision: 3 untimed training steps of a fresh "
+                 "model on the first batch (config's Adam and the fused kernel), one evaluation forward; "
+                 "rows of kind ranks warm up in each rank before their timed row"}};
 }
 
 std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::string& out_dir,
@@ -75,6 +105,7 @@ std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::stri
   // Ranks other than 0 of an outside launcher measure no peak: several ranks
   // measuring at once on one GPU or on shared cores would measure each other.
   if (reports()) measure_peaks();
+  warm_up_rows(workload);
   std::vector<const ScenarioInfo*> order;
   for (const auto* info : selected_)
     if (!env_.launched || info->kind == RowKind::ranks) order.push_back(info);
@@ -119,7 +150,7 @@ std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::stri
       any_failed_ = true;
     }
     done[r.scenario] = std::move(r);
-    if (reports()) row_done(in_order(), peaks_json_);
+    if (reports()) row_done(in_order(), environment_);
     // Under a launcher a failed rank leaves its peers waiting in a collective:
     // stop, so the launcher sees it and stops them all.
     if (any_failed_ && env_.launched) break;

@@ -8,6 +8,8 @@
 //  - threads: a process alone gets `threads` (0 = every core); N ranks on one
 //    machine split them;
 //  - the matmul peaks MFU is measured against (per precision, measured here);
+//  - one untimed warm-up pass per device and precision before the first
+//    timed row (core/train/warmup.h), its cost reported once;
 //  - single process vs ranks, from the row's declared kind (rows of kind
 //    `ranks` with world_size > 1 run as ranks of this executable, started by
 //    the launcher; parallel/rank_protocol.h);
@@ -44,9 +46,10 @@ class Sweep {
   const DistEnv& env() const { return env_; }
 
   // Called after every row with the results so far, in the order asked for,
-  // and the peak measurement (for report.environment), so a crash later never
+  // and what the sweep measured about the machine (keys for
+  // report.environment: peak_matmul_tflops, warmup), so a crash later never
   // loses a finished row.
-  using RowDone = std::function<void(const std::vector<ScenarioResult>&, const nlohmann::json& peaks)>;
+  using RowDone = std::function<void(const std::vector<ScenarioResult>&, const nlohmann::json& environment)>;
   // Runs every row. Returns the results in the order asked for.
   std::vector<ScenarioResult> run(const Workload& workload, const std::string& out_dir,
                                   const std::vector<LoopCallback*>& callbacks, const RowDone& row_done);
@@ -56,6 +59,7 @@ class Sweep {
 
  private:
   void measure_peaks();
+  void warm_up_rows(const Workload& workload);
 
   RunConfig config_;
   DistEnv env_;
@@ -63,12 +67,17 @@ class Sweep {
   std::vector<const ScenarioInfo*> selected_;
   int total_threads_ = 1, rank_threads_ = 1, threads_ = 1;
   std::map<Precision, double> peaks_;
-  nlohmann::json peaks_json_ = nlohmann::json::object();
+  nlohmann::json environment_ = nlohmann::json::object();
   bool any_failed_ = false;
 };
 
 // The matmul peaks of `device` by precision (fp32 everywhere; bf16 and fp16
 // on CUDA), measured, never guessed.
 std::map<Precision, double> measure_matmul_peaks(const torch::Device& device, int64_t* size_used = nullptr);
+
+// The warm-up pass for one row's device and precision, as a JSON record
+// {"device", "precision", "seconds"}; a rank calls it before its timed row
+// (parallel/rank_protocol.cpp), the sweep before the first single-process row.
+nlohmann::json warm_up_record(const Workload& w, const RunConfig& c, const torch::Device& device, Precision p);
 
 }  // namespace ftb

@@ -61,10 +61,10 @@ TEST_CASE("sweep: rows in the order asked, one callback per row, skipped rows ke
   CHECK(sweep.threads() == 1);
   const auto workload = ftb::build_workload(sweep.config());
   std::vector<size_t> seen;
-  nlohmann::json last_peaks;
-  const auto results = sweep.run(workload, "", {}, [&](const auto& rows, const nlohmann::json& peaks) {
+  nlohmann::json measured;
+  const auto results = sweep.run(workload, "", {}, [&](const auto& rows, const nlohmann::json& environment) {
     seen.push_back(rows.size());
-    last_peaks = peaks;
+    measured = environment;
   });
   REQUIRE(results.size() == 2);
   CHECK(results[0].scenario == "amp");
@@ -75,7 +75,12 @@ TEST_CASE("sweep: rows in the order asked, one callback per row, skipped rows ke
   CHECK(results[1].optimizer == "adam/loop");  // PyTorch's pick on the CPU
   CHECK(results[1].mfu > 0);                   // measured against the fp32 peak
   CHECK(seen == std::vector<size_t>{1, 2});
-  CHECK(last_peaks.at("by_precision").at("fp32").get<double>() > 0);
+  CHECK(measured.at("peak_matmul_tflops").at("by_precision").at("fp32").get<double>() > 0);
+  // one untimed warm-up pass for the one precision that runs (amp is skipped)
+  const auto& passes = measured.at("warmup").at("passes");
+  REQUIRE(passes.size() == 1);
+  CHECK(passes[0].at("precision") == "fp32");
+  CHECK(passes[0].at("seconds").get<double>() > 0);
   CHECK(sweep.exit_code() == 0);
 }
 

@@ -13,6 +13,8 @@
 #include "scenarios/parallel/rank_env.h"
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
+#include "scenarios/parallel/distributed_row.h"
+#include "scenarios/sweep.h"
 
 namespace ftb {
 namespace {
@@ -92,7 +94,14 @@ int run_launched_rank(RunConfig config, const std::vector<LoopCallback*>& rank0_
     Workload workload = build_workload(config);
     ScenarioContext ctx;
     if (env.rank == 0) ctx.callbacks = rank0_callbacks;
+    // Untimed, as the single-process rows' warm-up in the sweep: the rank's
+    // first timed step does not pay the process's one-time setup.
+    const ScenarioResult header = row_header(*info, config);
+    nlohmann::json warmup;
+    if (header.status == Status::ok)
+      warmup = warm_up_record(workload, config, rank_device(config, env), header.precision);
     ScenarioResult r = run_scenario(*info, workload, config, ctx);
+    if (!warmup.is_null()) r.extra["rank_warmup"] = warmup;
     if (r.status == Status::failed) return fail(r.reason);
     if (env.rank == 0) write_file_atomic(dir + "/result.json", to_json(r, /*with_steps=*/true).dump());
     return 0;
