@@ -16,7 +16,7 @@ rm -rf "$dest"; mkdir -p "$dest/lib"
    ! -path '*/CMakeFiles/*' ! -name '.ninja*' ! -name '*.log' -print0 |
    tar --null -T - -cf -) | (mkdir -p "$dest/build" && cd "$dest/build" && tar -xf -)
 # Non-system libraries of every executable (not LibTorch/CUDA: the GPU machine has those).
-for exe in "$build/ftbench" "$build/tests/ftb_tests" "$build/tests/ftb_text_tests"; do
+for exe in "$build/ftbench" "$build/tests/ftb_tests" "$build/tests/ftb_dist_tests" "$build/tests/ftb_text_tests"; do
   ldd "$exe" | awk '/=> \// {print $3}'
 done | sort -u | grep -v -E '/(libc|libm|libdl|librt|libpthread|libutil|libstdc\+\+|libgcc_s)\.so|\.venv/|/cuda' |
   while read -r lib; do cp -L "$lib" "$dest/lib/"; done
