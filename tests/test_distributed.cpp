@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "scenarios/parallel/launcher.h"
-#include "core/train/fused_adam.h"
+#include "core/train/optimizer.h"
 #include "scenarios/parallel/data_parallel.h"
 #include "scenarios/parallel/rank_env.h"
 #include "core/model/distilbert.h"
@@ -133,15 +133,16 @@ RankOutcome train_parallel(ftb::dist::Sharding sharding, int world, int64_t buck
   return out;
 }
 
-// The same k steps in one process on the whole global batch.
+// The same k steps in one process on the whole global batch, with the Adam
+// kernel DataParallel's factory picks (fused where this LibTorch has it).
 std::vector<torch::Tensor> train_single(int64_t rows) {
   auto model = make_model();
-  ftb::FusedAdam adam(model->parameters(), kLr);
+  auto adam = ftb::make_device_adam(model->parameters(), kLr, torch::kCPU);
   for (int step = 0; step < kSteps; ++step) {
     const auto g = global_batch(step, rows);
-    adam.zero_grad();
+    adam->zero_grad();
     loss_of(model, g.ids, g.labels).backward();
-    adam.step();
+    adam->step();
   }
   return snapshot(model);
 }
