@@ -164,7 +164,7 @@ TEST_CASE("ddp: 2 ranks with batch b match one process with batch 2b, step for s
   CHECK(max_abs_diff(single, snapshot(untouched)) > 1e-3);
 }
 
-TEST_CASE("sharded and zero2 match ddp; optimizer state (and zero2's gradients) are 1/N per rank") {
+TEST_CASE("sharded and zero2 match ddp, optimizer state (and zero2's gradients) are 1/N per rank") {
   const auto ddp = train_parallel(ftb::dist::Sharding::none, 2, kSmallBuckets);
   const auto zero1 = train_parallel(ftb::dist::Sharding::optimizer, 2, kSmallBuckets);
   const auto zero2 = train_parallel(ftb::dist::Sharding::gradients, 2, kSmallBuckets);
