@@ -59,22 +59,47 @@ TEST_CASE("FusedAdam matches torch::optim::Adam step for step") {
 }
 
 TEST_CASE("FusedAdam skips the step when found_inf is set, and does not count it") {
-  if (!ftb::fused_adam_available(torch::kCPU)) return;
-  torch::manual_seed(0);
-  ftb::DistilBertForSequenceClassification m(tiny());
-  ftb::FusedAdam opt(m->parameters(), 1e-3);
-  std::vector<torch::Tensor> before;
-  for (const auto& p : m->parameters()) before.push_back(p.detach().clone());
-  opt.zero_grad();
-  loss_backward(m, 0);
-  opt.step(torch::ones({}), torch::ones({}));  // grad_scale 1, found_inf 1
-  auto params = m->parameters();
-  for (std::size_t i = 0; i < params.size(); ++i) CHECK(torch::equal(params[i], before[i]));
-  opt.step(torch::ones({}), torch::zeros({}));  // a clean step moves them
-  bool moved = false;
-  for (std::size_t i = 0; i < params.size(); ++i) moved |= !torch::equal(params[i], before[i]);
-  CHECK(moved);
-  CHECK(opt.state_bytes() > 0);
+  // Both paths: the fused kernel where this LibTorch has it, and the
+  // per-tensor fallback (the only one on LibTorch < 2.4's CPU).
+  for (bool fused : {false, true}) {
+    if (fused && !ftb::fused_adam_available(torch::kCPU)) continue;
+    CAPTURE(fused);
+    torch::manual_seed(0);
+    ftb::DistilBertForSequenceClassification m(tiny());
+    ftb::FusedAdam opt(m->parameters(), 1e-3, fused);
+    std::vector<torch::Tensor> before;
+    for (const auto& p : m->parameters()) before.push_back(p.detach().clone());
+    opt.zero_grad();
+    loss_backward(m, 0);
+    opt.step(torch::ones({}), torch::ones({}));  // grad_scale 1, found_inf 1
+    auto params = m->parameters();
+    for (std::size_t i = 0; i < params.size(); ++i) CHECK(torch::equal(params[i], before[i]));
+    opt.step(torch::ones({}), torch::zeros({}));  // a clean step moves them
+    bool moved = false;
+    for (std::size_t i = 0; i < params.size(); ++i) moved |= !torch::equal(params[i], before[i]);
+    CHECK(moved);
+    CHECK(opt.state_bytes() > 0);
+    // ... as the first step: the skipped one did not count (Adam's bias
+    // correction of step 2 would move the parameters differently).
+    torch::manual_seed(0);
+    ftb::DistilBertForSequenceClassification fresh(tiny());
+    ftb::FusedAdam once(fresh->parameters(), 1e-3, fused);
+    once.zero_grad();
+    loss_backward(fresh, 0);
+    once.step(torch::ones({}), torch::zeros({}));
+    auto expected = fresh->parameters();
+    double worst = 0;
+    for (std::size_t i = 0; i < params.size(); ++i)
+      worst = std::max(worst, (params[i] - expected[i]).abs().max().item<double>());
+    CHECK(worst < 1e-7);
+  }
+  // Asking for the fused kernel where there is none is an error, not a no-op.
+  if (!ftb::fused_adam_available(torch::kCPU)) {
+    torch::manual_seed(0);
+    ftb::DistilBertForSequenceClassification m(tiny());
+    CHECK_THROWS_AS(ftb::FusedAdam(m->parameters(), 1e-3, true), c10::Error);
+    CHECK(std::string(ftb::make_device_adam(m->parameters(), 1e-3, torch::kCPU)->kernel()) == "loop");
+  }
 }
 
 TEST_CASE("ForeachAdam (torch.optim.Adam's default on CUDA) matches torch::optim::Adam step for step") {

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "scenarios/parallel/launcher.h"
-#include "core/train/fused_adam.h"
+#include "core/train/optimizer.h"
 #include "scenarios/parallel/data_parallel.h"
 #include "scenarios/parallel/rank_env.h"
 #include "core/model/distilbert.h"
@@ -133,15 +133,16 @@ RankOutcome train_parallel(ftb::dist::Sharding sharding, int world, int64_t buck
   return out;
 }
 
-// The same k steps in one process on the whole global batch.
+// The same k steps in one process on the whole global batch, with the Adam
+// kernel DataParallel's factory picks (fused where this LibTorch has it).
 std::vector<torch::Tensor> train_single(int64_t rows) {
   auto model = make_model();
-  ftb::FusedAdam adam(model->parameters(), kLr);
+  auto adam = ftb::make_device_adam(model->parameters(), kLr, torch::kCPU);
   for (int step = 0; step < kSteps; ++step) {
     const auto g = global_batch(step, rows);
-    adam.zero_grad();
+    adam->zero_grad();
     loss_of(model, g.ids, g.labels).backward();
-    adam.step();
+    adam->step();
   }
   return snapshot(model);
 }
@@ -163,7 +164,7 @@ TEST_CASE("ddp: 2 ranks with batch b match one process with batch 2b, step for s
   CHECK(max_abs_diff(single, snapshot(untouched)) > 1e-3);
 }
 
-TEST_CASE("sharded and zero2 match ddp; optimizer state (and zero2's gradients) are 1/N per rank") {
+TEST_CASE("sharded and zero2 match ddp, optimizer state (and zero2's gradients) are 1/N per rank") {
   const auto ddp = train_parallel(ftb::dist::Sharding::none, 2, kSmallBuckets);
   const auto zero1 = train_parallel(ftb::dist::Sharding::optimizer, 2, kSmallBuckets);
   const auto zero2 = train_parallel(ftb::dist::Sharding::gradients, 2, kSmallBuckets);

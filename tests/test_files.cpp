@@ -58,7 +58,7 @@ TEST_CASE("check_writable_directory: creates folders, rejects a regular file nam
   }
 }
 
-TEST_CASE("remove_tree removes nested folders; missing paths are fine") {
+TEST_CASE("remove_tree removes nested folders, missing paths are fine") {
   std::string path;
   {
     TempDir dir("ftb-files-");

@@ -20,7 +20,7 @@ TEST_CASE("run_config: presets resolve and validate") {
   CHECK_THROWS_AS(ftb::preset_config("nope"), ftb::InputError);
 }
 
-TEST_CASE("run_config: overrides set typed keys; unknown keys and bad values name the key") {
+TEST_CASE("run_config: overrides set typed keys, unknown keys and bad values name the key") {
   auto c = ftb::preset_config("smoke");
   ftb::apply_override(c, "epochs=7");
   ftb::apply_override(c, "lr=0.002");

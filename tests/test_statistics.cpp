@@ -101,7 +101,7 @@ std::vector<double> night(std::mt19937_64& rng, double slowdown, int repeats, do
 }
 }  // namespace
 
-TEST_CASE("judge: a 10 % slowdown under 5 % noise is caught in >= 95 % of trials; A/A flags <= 1 %") {
+TEST_CASE("judge: a 10 % slowdown under 5 % noise is caught in >= 95 % of trials, A/A flags <= 1 %") {
   // Seeded synthetic histories: a rolling window of 20 nights x 5 repeats,
   // tonight 5 repeats, 5 % multiplicative noise. (Over 5,000 trials of other
   // seeds: 97.3 % caught, 0.6 % false alarms; a rank test alone cannot reach

@@ -30,7 +30,7 @@ std::vector<std::string> words_of(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("synthetic: deterministic for a seed; shorter corpora are prefixes") {
+TEST_CASE("synthetic: deterministic for a seed, shorter corpora are prefixes") {
   ftb::SyntheticOptions o;
   o.count = 400;
   const auto a = ftb::synthetic_corpus(o);

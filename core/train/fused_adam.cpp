@@ -1,12 +1,22 @@
 #include "core/train/fused_adam.h"
 
 #include <cmath>
+#include <string>
+
+#include "core/train/optimizer.h"
 
 namespace ftb {
 
 FusedAdam::FusedAdam(std::vector<torch::Tensor> params, double lr, bool fused_kernel, double beta1, double beta2,
                      double eps)
     : params_(std::move(params)), lr_(lr), beta1_(beta1), beta2_(beta2), eps_(eps), fused_kernel_(fused_kernel) {
+  // Asking for the fused kernel where this LibTorch has none is an error here,
+  // not a step that silently does nothing (before 2.0 the call is compiled
+  // out) or throws later: make_device_adam picks the per-tensor path instead.
+  TORCH_CHECK(!fused_kernel_ || params_.empty() || fused_adam_available(params_.front().device()),
+              "FusedAdam: this LibTorch (", TORCH_VERSION, ") has no fused Adam kernel for ",
+              params_.empty() ? std::string() : params_.front().device().str(),
+              "; build it with make_device_adam, which falls back to per-tensor ops");
   for (auto& p : params_) {
     exp_avg_.push_back(torch::zeros_like(p, torch::MemoryFormat::Preserve));
     exp_avg_sq_.push_back(torch::zeros_like(p, torch::MemoryFormat::Preserve));
@@ -44,6 +54,8 @@ void FusedAdam::step(const std::vector<torch::Tensor>& grads, const torch::Tenso
 #if FTB_TORCH_AT_LEAST(2, 0)
   at::_fused_adam_(params_, grads, exp_avg_, exp_avg_sq_, /*max_exp_avg_sqs=*/{}, steps_, lr_, beta1_, beta2_,
                    /*weight_decay=*/0.0, eps_, /*amsgrad=*/false, /*maximize=*/false, scale, inf);
+#else
+  TORCH_CHECK(false, "FusedAdam: no fused Adam kernel before LibTorch 2.0");  // the constructor refuses first
 #endif
   // A skipped step (inf/NaN gradients) must not count.
   if (found_inf.defined()) at::_foreach_sub_(steps_, std::vector<torch::Tensor>(steps_.size(), found_inf));

@@ -22,6 +22,8 @@ namespace ftb {
 
 class FusedAdam {
  public:
+  // fused_kernel = true where this LibTorch has no fused kernel for the
+  // parameters' device throws (c10::Error); make_device_adam chooses for you.
   FusedAdam(std::vector<torch::Tensor> params, double lr, bool fused_kernel = true, double beta1 = 0.9,
             double beta2 = 0.999, double eps = 1e-8);
   // Fills grads with zeros in place (keeps their addresses, as a captured

@@ -10,9 +10,12 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
+#include <algorithm>
 #include <cstdlib>
+#include <future>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "core/text/errors.h"
 
@@ -23,6 +26,41 @@ using Clock = std::chrono::steady_clock;
 
 bool is_loopback(const std::string& addr) {
   return addr == "127.0.0.1" || addr == "localhost" || addr == "::1";
+}
+
+// torchrun's agent serves the store, and a torchrun of another torch version
+// may speak another store protocol: LibTorch 1.13's client against a 2.x
+// server gets "Broken pipe", or waits forever for a reply (its waits have no
+// socket timeout). One request answered within a bounded time proves the
+// store speaks ours; otherwise the rendezvous fails naming the cause. The
+// request runs on a detached thread that keeps the store alive, since a
+// client stuck in recv cannot be interrupted.
+void check_agent_store(const c10::intrusive_ptr<c10d::Store>& store, const std::string& where, int rank,
+                       std::chrono::milliseconds timeout) {
+  auto answer = std::make_shared<std::promise<std::string>>();
+  auto answered = answer->get_future();
+  std::thread([store, answer] {
+    try {
+      store->getNumKeys();
+      answer->set_value("");
+    } catch (const std::exception& e) {
+      answer->set_value(first_line(e.what()));
+    }
+  }).detach();
+  const auto limit = std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(10));
+  std::string what;
+  if (answered.wait_for(limit) != std::future_status::ready) {
+    what = "no answer in " + std::to_string(limit.count() / 1000) + " s";
+  } else {
+    what = answered.get();
+    if (what.empty()) return;
+  }
+  throw std::runtime_error("rendezvous at " + where + " (rank " + std::to_string(rank) +
+                           ") failed: torchrun's store does not answer this ftbench's requests (" + what +
+                           "). This ftbench is built on LibTorch " + TORCH_VERSION +
+                           "; a torchrun from another torch version may speak another store protocol "
+                           "(1.13's and 2.x's differ): launch with a torchrun of the same LibTorch, "
+                           "or let ftbench start the ranks itself (--world-size)");
 }
 
 // One TCPStore per process and address: every group (one per distributed
@@ -62,6 +100,7 @@ c10::intrusive_ptr<c10d::Store> shared_store(const DistEnv& env, std::chrono::mi
                              std::to_string(env.world_size) + ") failed: " + what);
   }
   if (agent_store) {  // torchrun's key space for this attempt of the job
+    check_agent_store(store, where, env.rank, timeout);
     const char* attempt = std::getenv("TORCHELASTIC_RESTART_COUNT");
     store = c10::make_intrusive<c10d::PrefixStore>(std::string("/worker/attempt_") + (attempt ? attempt : "0"), store);
   }
