@@ -55,6 +55,17 @@ std::optional<Speedups> speedups_vs(const Report& report, const ScenarioResult& 
   return s;
 }
 
+std::optional<AccuracyGuard> accuracy_guard(const Report& report, const ScenarioResult& r, const std::string& baseline) {
+  const ScenarioResult* base = find(report, baseline);
+  if (!base || base->status != Status::ok || r.status != Status::ok) return std::nullopt;
+  AccuracyGuard g;
+  const auto preset = report.config.find("preset");
+  if (preset != report.config.end() && preset->is_string() && *preset == "paper") g.tolerance_points = 0.5;
+  g.delta_points = 100 * (r.test_acc - base->test_acc);
+  g.within = std::abs(g.delta_points) <= g.tolerance_points;
+  return g;
+}
+
 nlohmann::json result_intervals(const ScenarioResult& r) {
   nlohmann::json j;
   j["wall_time_s"] = to_json(stats::median_interval(field(r, &RepeatSample::wall_time_s), kSeed));

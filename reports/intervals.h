@@ -30,6 +30,17 @@ std::optional<Speedups> speedups_vs(const Report& report, const ScenarioResult& 
 nlohmann::json result_intervals(const ScenarioResult& r);
 nlohmann::json to_json(const stats::Interval& i);
 
+// The accuracy guard: a row's test accuracy against baseline's, in points,
+// with the preset's tolerance (0.5 points on paper, the reference's
+// workload; 2 elsewhere, where test sets are small). nullopt when either is
+// not ok.
+struct AccuracyGuard {
+  double delta_points = 0;  // row - baseline, percentage points
+  double tolerance_points = 2;
+  bool within = true;
+};
+std::optional<AccuracyGuard> accuracy_guard(const Report& report, const ScenarioResult& r, const std::string& baseline);
+
 // "1.17x [1.10, 1.25]" (one repeat: "1.17x"); "*" after x when by throughput.
 std::string format_interval(const stats::Interval& i, const char* fmt, const char* suffix = "");
 

@@ -40,6 +40,11 @@ json report_to_json(const Report& report, const std::string& baseline) {
     // Derived from the samples (recomputed on every write, never read back).
     if (r.status == Status::ok && !r.repeats.empty()) {
       j["intervals"] = result_intervals(r);
+      if (auto g = accuracy_guard(report, r, baseline))
+        j["accuracy_guard"] = {{"baseline", baseline},
+                               {"delta_points", g->delta_points},
+                               {"tolerance_points", g->tolerance_points},
+                               {"within", g->within}};
       if (auto s = speedups_vs(report, r, baseline))
         j["speedup"] = {{"baseline", baseline},
                         {"end_to_end", to_json(s->end_to_end)},

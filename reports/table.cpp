@@ -96,6 +96,9 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
       row.push_back(fixed(static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0), "%.1f", true));
       row.push_back(fixed(r.mfu * 100, "%.1f", true));
       std::string note = r.reason;
+      if (auto g = accuracy_guard(report, r, baseline); g && !g->within)
+        note += std::string(note.empty() ? "" : "; ") + "! test accuracy " + printf_str("%+.2f", g->delta_points) +
+                " points from " + baseline + "'s (tolerance " + printf_str("%.1f", g->tolerance_points) + ")";
       // The difference between two rows must be the technique: say when the
       // optimizer's kernels differ from the baseline's.
       const ScenarioResult* base = find_baseline(report, baseline);
@@ -125,7 +128,7 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
   return format_table(table, right, TableStyle::markdown) +
          "\nspeed-up: " + baseline + "'s wall time over the row's (end-to-end, validation included, as the "
          "reference times it); steady speed-up: samples/s at the median step after warm-up over " + baseline +
-         "'s. Medians of up to " + std::to_string(repeats) + " repeat(s); [95 % bootstrap interval] where a row has "
+         "'s. ! marks a test accuracy further from " + baseline + "'s than the preset's tolerance. Medians of up to " + std::to_string(repeats) + " repeat(s); [95 % bootstrap interval] where a row has "
          "two or more. Times are medians; accuracy and MFU are the last repeat's.\n";
 }
 

@@ -585,3 +585,21 @@ TEST_CASE("capture_environment has the documented keys") {
   CHECK(env.at("gpus").empty());
 #endif
 }
+
+TEST_CASE("accuracy guard: a row further from baseline's test accuracy than the preset allows is flagged") {
+  ftb::Report report = sample_report();
+  CHECK(ftb::speedup_table_markdown(report).find("! test accuracy") == std::string::npos);
+  report.results[1].test_acc = report.results[0].test_acc - 0.03;  // 3 points below, smoke's tolerance is 2
+  auto table = ftb::speedup_table_markdown(report);
+  CAPTURE(table);
+  CHECK(table.find("! test accuracy -3.00 points from baseline's (tolerance 2.0)") != std::string::npos);
+  auto j = ftb::report_to_json(report);
+  CHECK(j.at("results")[1].at("accuracy_guard").at("within") == false);
+  CHECK(j.at("results")[0].at("accuracy_guard").at("within") == true);
+  // the paper preset holds the reference's workload to half a point
+  report.config["preset"] = "paper";
+  report.results[1].test_acc = report.results[0].test_acc - 0.01;
+  CHECK(ftb::speedup_table_markdown(report).find("(tolerance 0.5)") != std::string::npos);
+  report.results[1].test_acc = report.results[0].test_acc - 0.004;
+  CHECK(ftb::speedup_table_markdown(report).find("! test accuracy") == std::string::npos);
+}
