@@ -17,11 +17,6 @@ std::vector<double> field(const ScenarioResult& r, double RepeatSample::*f) {
   return v;
 }
 
-const ScenarioResult* find(const Report& report, const std::string& name) {
-  for (const auto& r : report.results)
-    if (r.scenario == name) return &r;
-  return nullptr;
-}
 
 }  // namespace
 
@@ -31,16 +26,11 @@ nlohmann::json to_json(const stats::Interval& i) {
 }
 
 std::optional<Speedups> speedups_vs(const Report& report, const ScenarioResult& r, const std::string& baseline) {
-  const ScenarioResult* base = find(report, baseline);
+  const ScenarioResult* base = find_result(report, baseline);
   if (!base || base->status != Status::ok || r.status != Status::ok || base->repeats.empty() || r.repeats.empty())
     return std::nullopt;
   Speedups s;
-  // Full epochs on N ranks drop up to N batches less than one process does:
-  // that is the same work. A step cap (max_steps) on N ranks is N times it.
-  if (base->train_samples > 0 && r.train_samples > 0) {
-    const double ratio = static_cast<double>(r.train_samples) / static_cast<double>(base->train_samples);
-    s.by_throughput = ratio > 1.01 || ratio < 0.99;
-  }
+  s.by_throughput = speedup_from_throughput(report, r, baseline);
   // Rows run one after the other, not interleaved: repeats are not paired.
   if (s.by_throughput)
     s.end_to_end = stats::ratio_interval(field(r, &RepeatSample::train_samples_per_s),
@@ -56,7 +46,7 @@ std::optional<Speedups> speedups_vs(const Report& report, const ScenarioResult& 
 }
 
 std::optional<AccuracyGuard> accuracy_guard(const Report& report, const ScenarioResult& r, const std::string& baseline) {
-  const ScenarioResult* base = find(report, baseline);
+  const ScenarioResult* base = find_result(report, baseline);
   if (!base || base->status != Status::ok || r.status != Status::ok) return std::nullopt;
   AccuracyGuard g;
   const auto preset = report.config.find("preset");

@@ -33,6 +33,12 @@ std::string dump(const json& j) { return j.dump(2, ' ', false, json::error_handl
 
 }  // namespace
 
+const ScenarioResult* find_result(const Report& report, const std::string& scenario) {
+  for (const auto& r : report.results)
+    if (r.scenario == scenario) return &r;
+  return nullptr;
+}
+
 json report_to_json(const Report& report, const std::string& baseline) {
   json results = json::array();
   for (const auto& r : report.results) {

@@ -22,6 +22,9 @@ struct Report {
   std::vector<ScenarioResult> results;                    // in run order
 };
 
+// The result of `scenario` in the report; nullptr when it has none.
+const ScenarioResult* find_result(const Report& report, const std::string& scenario);
+
 nlohmann::json report_to_json(const Report& report, const std::string& baseline = "baseline");
 // Throws InputError naming `where` (a file name) on a wrong schema or a missing
 // or mistyped key.

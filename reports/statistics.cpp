@@ -1,5 +1,7 @@
 #include "reports/statistics.h"
 
+#include "core/train/records.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -70,7 +72,7 @@ double quantile(std::vector<double> x, double q) {
   return sorted_quantile(x, q);
 }
 
-double median(std::vector<double> x) { return quantile(std::move(x), 0.5); }
+double median(std::vector<double> x) { return ftb::median(std::move(x)); }  // the one median (core/train/records.h)
 
 Interval median_interval(const std::vector<double>& x, uint64_t seed, double level, int resamples) {
   Interval r;

@@ -36,17 +36,11 @@ std::string wall_time(double s) {
   return buf;
 }
 
-const ScenarioResult* find_baseline(const Report& report, const std::string& baseline) {
-  for (const auto& r : report.results) {
-    if (r.scenario == baseline) return &r;
-  }
-  return nullptr;
-}
 
 }  // namespace
 
 bool speedup_from_throughput(const Report& report, const ScenarioResult& r, const std::string& baseline) {
-  const ScenarioResult* base = find_baseline(report, baseline);
+  const ScenarioResult* base = find_result(report, baseline);
   // Full epochs on N ranks drop up to N batches less than one process does:
   // that is the same work. A step cap (max_steps) on N ranks is N times it.
   if (base == nullptr || base->train_samples <= 0 || r.train_samples <= 0) return false;
@@ -56,7 +50,7 @@ bool speedup_from_throughput(const Report& report, const ScenarioResult& r, cons
 
 std::optional<double> speedup_vs_baseline(const Report& report, const ScenarioResult& r,
                                           const std::string& baseline) {
-  const ScenarioResult* base = find_baseline(report, baseline);
+  const ScenarioResult* base = find_result(report, baseline);
   if (base == nullptr || base->status != Status::ok || r.status != Status::ok) return std::nullopt;
   if (speedup_from_throughput(report, r, baseline)) {
     if (!(base->train_samples_per_s > 0) || !(r.train_samples_per_s > 0)) return std::nullopt;
@@ -101,13 +95,13 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
                 " points from " + baseline + "'s (tolerance " + printf_str("%.1f", g->tolerance_points) + ")";
       // The difference between two rows must be the technique: say when the
       // optimizer's kernels differ from the baseline's.
-      const ScenarioResult* base = find_baseline(report, baseline);
+      const ScenarioResult* base = find_result(report, baseline);
       if (base && &r != base && base->status == Status::ok && !base->optimizer.empty() && r.optimizer != base->optimizer)
         note += std::string(note.empty() ? "" : "; ") + "optimizer differs from " + baseline + "'s (" + base->optimizer + ")";
       if (by_throughput)
         note += std::string(note.empty() ? "" : "; ") + "* samples/s ratio: trained on " +
                 std::to_string(r.train_samples) + " samples, baseline on " +
-                std::to_string(find_baseline(report, baseline)->train_samples) + " (max_steps caps steps, not samples)";
+                std::to_string(find_result(report, baseline)->train_samples) + " (max_steps caps steps, not samples)";
       row.push_back(note);
     } else {
       for (int i = 0; i < 8; ++i) row.push_back(kDash);

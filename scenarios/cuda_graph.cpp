@@ -117,7 +117,7 @@ ScenarioResult run_cuda_graph(const Workload& w, const RunConfig& config, const 
   };
   auto loop = run_fine_tuning(model, loaders.refs(), loop_options(c, kName, device), step, ctx.callbacks);
   auto r = result_from_loop(kName, loop, device, Precision::fp32,
-                            "adam/" + std::string(optimizer.kernel()) + ", capturable (device step counters)");
+                            optimizer_label(optimizer, "capturable (device step counters)"));
   r.capture_time_s = capture_s;
   r.extra["padding"] = "max_length (forced: one static shape)";
   return r;

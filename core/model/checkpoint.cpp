@@ -61,9 +61,7 @@ DistilBertForSequenceClassification load_model_dir(const std::string& dir, LoadR
 }
 
 void save_model_dir(DistilBertForSequenceClassification& model, const std::string& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) input_error(dir, "cannot create the checkpoint folder: " + ec.message());
+  make_directories(dir);  // POSIX, as every folder ftbench creates (core/text/files.h)
   std::vector<std::pair<std::string, torch::Tensor>> tensors;
   for (const auto& item : model->named_parameters())
     tensors.emplace_back(item.key(), item.value().to(torch::kFloat32));

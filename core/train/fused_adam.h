@@ -42,6 +42,7 @@ class FusedAdam {
 
   // "fused" (aten::_fused_adam_) or "loop" (per-tensor ATen ops, same math).
   const char* kernel() const { return fused_kernel_ ? "fused" : "loop"; }
+  bool fused_kernel() const { return fused_kernel_; }
 
  private:
   std::vector<torch::Tensor> params_, exp_avg_, exp_avg_sq_, steps_;

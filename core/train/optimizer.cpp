@@ -93,6 +93,10 @@ std::unique_ptr<FusedAdam> make_device_adam(std::vector<torch::Tensor> params, d
   return std::make_unique<FusedAdam>(std::move(params), lr, fused_adam_available(device));
 }
 
+std::string optimizer_label(const FusedAdam& adam, const std::string& layout) {
+  return optimizer_label(adam.fused_kernel() ? AdamKernel::fused : AdamKernel::loop, layout);
+}
+
 std::string optimizer_label(AdamKernel kernel, const std::string& layout) {
   return "adam/" + to_string(kernel) + (layout.empty() ? "" : ", " + layout);
 }

@@ -47,5 +47,7 @@ std::unique_ptr<FusedAdam> make_device_adam(std::vector<torch::Tensor> params, d
 // What a row reports as its optimizer: "adam/<kernel>" plus how the state is
 // laid out where it is not one tensor per parameter ("adam/fused, flat buckets").
 std::string optimizer_label(AdamKernel kernel, const std::string& layout = "");
+// The same for a device Adam (make_device_adam): the kernel it actually ran.
+std::string optimizer_label(const FusedAdam& adam, const std::string& layout);
 
 }  // namespace ftb

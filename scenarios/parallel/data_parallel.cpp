@@ -228,8 +228,7 @@ torch::Tensor scaled_step(DataParallel& dp, GradScaler& scaler) {
 }
 
 std::string DataParallel::optimizer_label() const {
-  const auto kernel = std::string(adam_->kernel()) == "fused" ? AdamKernel::fused : AdamKernel::loop;
-  return ftb::optimizer_label(kernel, options_.sharding == Sharding::none ? "flat buckets" : "this rank's shard of the flat buckets");
+  return ftb::optimizer_label(*adam_, options_.sharding == Sharding::none ? "flat buckets" : "this rank's shard of the flat buckets");
 }
 
 }  // namespace ftb::dist
