@@ -36,6 +36,17 @@ std::string default_out_dir() {
   return std::string("out/") + buf;
 }
 
+// "ftbench run --preset mfu 'key=a b'": what was typed, quoted where the shell would need it.
+std::string command_line(const std::vector<std::string>& args) {
+  std::string out = "ftbench";
+  for (const auto& a : args) {
+    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                         "0123456789-_=.,/:+@%") == std::string::npos;
+    out += plain ? " " + a : " '" + a + "'";
+  }
+  return out;
+}
+
 // Flags are shorthands for keys; key=value overrides come last.
 RunConfig resolve_config(const RunArgs& a) {
   RunConfig c = preset_config(a.preset);
@@ -63,7 +74,10 @@ int run(const RunArgs& args) {
   Workload workload = build_workload(sweep.config());
   if (sweep.reports()) std::cerr << workload.summary() << "\n" << workload.load_warning();
   Report report;
-  if (sweep.reports()) report.environment = capture_environment();
+  if (sweep.reports()) {
+    report.environment = capture_environment();
+    report.environment["command_line"] = command_line(invocation());
+  }
   report.config = to_json(sweep.config());
   report.config["workload"] = workload.describe();
   report.config["out"] = out;

@@ -20,6 +20,11 @@ std::vector<double> field(const ScenarioResult& r, double RepeatSample::*f) {
 
 }  // namespace
 
+bool repeats_in_rounds(const Report& report) {
+  const auto it = report.environment.find("repeats");
+  return it != report.environment.end() && it->is_object() && it->value("order", "") == "rounds";
+}
+
 nlohmann::json to_json(const stats::Interval& i) {
   return {{"median", i.estimate}, {"ci95_low", i.low}, {"ci95_high", i.high}, {"min", i.min}, {"max", i.max},
           {"n", i.n}};
@@ -31,17 +36,18 @@ std::optional<Speedups> speedups_vs(const Report& report, const ScenarioResult& 
     return std::nullopt;
   Speedups s;
   s.by_throughput = speedup_from_throughput(report, r, baseline);
-  // Rows run one after the other, not interleaved: repeats are not paired.
+  s.paired = repeats_in_rounds(report) && r.repeats.size() == base->repeats.size();
   if (s.by_throughput)
     s.end_to_end = stats::ratio_interval(field(r, &RepeatSample::train_samples_per_s),
-                                         field(*base, &RepeatSample::train_samples_per_s), false, kSeed);
+                                         field(*base, &RepeatSample::train_samples_per_s), s.paired, kSeed);
   else
     s.end_to_end = stats::ratio_interval(field(*base, &RepeatSample::wall_time_s), field(r, &RepeatSample::wall_time_s),
-                                         false, kSeed);
+                                         s.paired, kSeed);
   // The point estimate is the table's own (ratio of the aggregate medians);
   // they coincide when the aggregates were computed from these repeats.
   if (auto point = speedup_vs_baseline(report, r, baseline)) s.end_to_end.estimate = *point;
-  s.steady_state = stats::ratio_interval(field(r, &RepeatSample::steady_samples_per_s), field(*base, &RepeatSample::steady_samples_per_s), false, kSeed);
+  s.steady_state = stats::ratio_interval(field(r, &RepeatSample::steady_samples_per_s),
+                                         field(*base, &RepeatSample::steady_samples_per_s), s.paired, kSeed);
   return s;
 }
 

@@ -21,7 +21,13 @@ struct Speedups {
   stats::Interval end_to_end;    // baseline wall time / row's (or samples/s ratio, by_throughput)
   stats::Interval steady_state;  // row's steady samples/s / baseline's
   bool by_throughput = false;    // end-to-end from samples/s: the rows trained on different sample counts
+  bool paired = false;           // bootstrapped in pairs of rounds (see repeats_in_rounds)
 };
+// Whether the run's repeats ran in rounds (environment.repeats.order ==
+// "rounds", scenarios/sweep.h): the i-th repeats of two rows ran back to back
+// and share the machine's drift, so their ratio is bootstrapped in pairs.
+// Reports of older runs (rows one after the other) are unpaired.
+bool repeats_in_rounds(const Report& report);
 
 // nullopt when the row or the baseline is not ok or has no repeats.
 std::optional<Speedups> speedups_vs(const Report& report, const ScenarioResult& r, const std::string& baseline);

@@ -56,8 +56,10 @@ json report_to_json(const Report& report, const std::string& baseline) {
                         {"end_to_end", to_json(s->end_to_end)},
                         {"end_to_end_from", s->by_throughput ? "samples/s (different sample counts)" : "wall time"},
                         {"steady_state", to_json(s->steady_state)},
-                        {"method", "ratio of medians over repeats, 95 % percentile bootstrap (4000 resamples, "
-                                   "unpaired: rows run one after the other)"}};
+                        {"method", std::string("ratio of medians over repeats, 95 % percentile bootstrap (4000 "
+                                               "resamples, ") +
+                                       (s->paired ? "paired by round: the rows' i-th repeats ran back to back)"
+                                                  : "unpaired)")}};
     }
     results.push_back(std::move(j));
   }

@@ -153,7 +153,8 @@ json to_json(const ScenarioResult& r, bool with_steps) {
        {{"step_ms_median", r.step_ms_median},
         {"warmup_steps", r.warmup_steps},
         {"model_tflops_per_s", r.model_tflops_per_s},
-        {"mfu", r.mfu}}},
+        {"mfu", r.mfu},
+        {"peak_tflops_per_device", r.mfu_peak_tflops}}},
       {"data", {{"loader_wait_s", r.loader_wait_s}}},
       {"technique",
        {{"skipped_steps", r.skipped_steps},
@@ -206,6 +207,7 @@ ScenarioResult result_from_json(const json& j) {
   r.warmup_steps = efficiency.integer("warmup_steps");
   r.model_tflops_per_s = efficiency.number("model_tflops_per_s");
   r.mfu = efficiency.number("mfu");
+  if (efficiency.has("peak_tflops_per_device")) r.mfu_peak_tflops = efficiency.number("peak_tflops_per_device");
   r.loader_wait_s = f.object("data").number("loader_wait_s");
   JsonFields technique = f.object("technique");
   r.skipped_steps = technique.integer("skipped_steps");

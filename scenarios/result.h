@@ -64,7 +64,8 @@ struct ScenarioResult {
   double step_ms_median = 0;     // over timed steps (warm-up excluded)
   int64_t warmup_steps = 0;
   double model_tflops_per_s = 0;
-  double mfu = 0;                // against environment.peak_matmul_tflops
+  double mfu = 0;                // model_tflops_per_s / (mfu_peak_tflops x devices)
+  double mfu_peak_tflops = 0;    // per device, for this row's precision (environment.mfu_peak); 0 = none
   double loader_wait_s = 0;      // total time the step waited on data
   // Technique-specific measurements every scenario reports (0 when unused).
   int64_t skipped_steps = 0;     // optimizer steps skipped by loss scaling (inf/NaN gradients)

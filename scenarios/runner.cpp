@@ -19,6 +19,7 @@ void compute_efficiency(ScenarioResult& r, const DistilBertConfig& model, int64_
   // peak was measured with.
   const int devices = r.device.rfind("cuda", 0) == 0 ? r.world_size : 1;
   r.mfu = peak_tflops > 0 ? r.model_tflops_per_s / (peak_tflops * devices) : 0;
+  r.mfu_peak_tflops = peak_tflops;
 }
 
 ScenarioResult row_header(const ScenarioInfo& info, const RunConfig& config) {
@@ -33,35 +34,40 @@ ScenarioResult row_header(const ScenarioInfo& info, const RunConfig& config) {
   return out;
 }
 
-ScenarioResult run_scenario(const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
-                            ScenarioContext context, const RepeatFn& repeat) {
-  ScenarioResult out = row_header(info, config);
-  if (out.status == Status::skipped) return out;
+void run_repeat(ScenarioResult& row, const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
+                const ScenarioContext& context, const RepeatFn& repeat) {
   const RepeatFn& run = repeat ? repeat : info.run;
-  std::vector<RepeatSample> samples;
-  for (int rep = 0; rep < config.repeats; ++rep) {
-    context.repeat = rep;
-    try {
-      ScenarioResult r = run(workload, config, context);
-      r.scenario = info.name;
-      samples.insert(samples.end(), r.repeats.begin(), r.repeats.end());
-      out = std::move(r);
-    } catch (const InputError&) {
-      throw;  // bad input stops the run with exit code 2, not a failed row
-    } catch (const std::exception& e) {
-      out.status = Status::failed;
-      out.reason = first_line(e.what());
-      return out;
-    }
+  std::vector<RepeatSample> samples = std::move(row.repeats);
+  try {
+    ScenarioResult r = run(workload, config, context);
+    r.scenario = info.name;
+    samples.insert(samples.end(), r.repeats.begin(), r.repeats.end());
+    row = std::move(r);
+  } catch (const InputError&) {
+    throw;  // bad input stops the run with exit code 2, not a failed row
+  } catch (const std::exception& e) {
+    row.status = Status::failed;
+    row.reason = first_line(e.what());
+    row.repeats = std::move(samples);
+    return;
   }
-  out.repeats = samples;
-  aggregate_repeats(out);
-  const auto peak = context.peak_tflops.find(out.precision);
+  row.repeats = std::move(samples);
+  aggregate_repeats(row);
+  const auto peak = context.peak_tflops.find(row.precision);
   const auto fp32 = context.peak_tflops.find(Precision::fp32);
-  compute_efficiency(out, workload.model_config, config.warmup_steps,
+  compute_efficiency(row, workload.model_config, config.warmup_steps,
                      peak != context.peak_tflops.end()    ? peak->second
                      : fp32 != context.peak_tflops.end() ? fp32->second
                                                          : 0);
+}
+
+ScenarioResult run_scenario(const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
+                            ScenarioContext context, const RepeatFn& repeat) {
+  ScenarioResult out = row_header(info, config);
+  for (int rep = 0; rep < config.repeats && out.status == Status::ok; ++rep) {
+    context.repeat = rep;
+    run_repeat(out, info, workload, config, context, repeat);
+  }
   return out;
 }
 

@@ -18,6 +18,17 @@ ScenarioResult row_header(const ScenarioInfo& info, const RunConfig& config);
 // `repeat` runs one repeat (normally info.run; the sweep swaps in the rank
 // launcher for rows of kind ranks).
 using RepeatFn = std::function<ScenarioResult(const Workload&, const RunConfig&, const ScenarioContext&)>;
+
+// Repeat number context.repeat of a row that is ok so far: on success the
+// repeat's detail records (epochs, steps, accuracy, counters) replace row's,
+// its samples are appended to row.repeats and the aggregates and MFU are
+// recomputed from all of them; on an exception row becomes failed with the
+// first line of the error (bad input, InputError, propagates). The sweep
+// calls it round by round, so that repeats of different rows alternate.
+void run_repeat(ScenarioResult& row, const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
+                const ScenarioContext& context, const RepeatFn& repeat = nullptr);
+
+// All config.repeats repeats of one row, one after the other.
 ScenarioResult run_scenario(const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
                             ScenarioContext context, const RepeatFn& repeat = nullptr);
 

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <thread>
 
+#include "core/train/datasheet_peaks.h"
 #include "core/train/device.h"
 #include "core/train/flops.h"
 #include "core/train/warmup.h"
@@ -59,14 +60,46 @@ Sweep::Sweep(RunConfig config, DistEnv env)
 
 void Sweep::measure_peaks() {
   int64_t n = 0;
-  peaks_ = measure_matmul_peaks(device_, &n);
+  const std::map<Precision, double> measured = measure_matmul_peaks(device_, &n);
   nlohmann::json by_precision = nlohmann::json::object();
-  for (const auto& [p, tflops] : peaks_) by_precision[to_string(p)] = tflops;
+  for (const auto& [p, tflops] : measured) by_precision[to_string(p)] = tflops;
   environment_["peak_matmul_tflops"] = {{"by_precision", by_precision}, {"device", device_.str()}, {"threads", threads_},
                  {"method", "best of 5 square matmuls per dtype, size grown to " + std::to_string(n) +
                                 " while one takes < 50 ms"}};
   std::cerr << "measured fp32 matmul peak on " << device_.str() << " (" << threads_
-            << " threads): " << peaks_[Precision::fp32] << " TFLOP/s\n";
+            << " threads): " << measured.at(Precision::fp32) << " TFLOP/s\n";
+
+  // The datasheet's, always recorded where known; MFU uses the one asked for.
+  const std::string gpu = cuda_device_name(device_);
+  const auto sheet = gpu.empty() ? std::nullopt : datasheet_peaks(gpu);
+  nlohmann::json datasheet = nullptr;
+  std::map<Precision, double> from_sheet;
+  if (sheet) {
+    nlohmann::json figures = nlohmann::json::object();
+    for (Precision p : {Precision::fp32, Precision::bf16_mixed, Precision::fp16_mixed})
+      if (auto v = datasheet_peak(*sheet, p)) figures[to_string(p)] = from_sheet[p] = *v;
+    datasheet = {{"model", sheet->model}, {"by_precision", figures}, {"source", sheet->source}, {"dense", true}};
+  }
+  const PeakSetting setting = parse_peak(config_.peak);
+  std::string note;
+  switch (setting.source) {
+    case PeakSource::measured: peaks_ = measured; break;
+    case PeakSource::datasheet:
+      peaks_ = from_sheet;
+      if (!sheet) note = "no datasheet peak for " + (gpu.empty() ? device_.str() : gpu) + ": MFU not reported";
+      break;
+    case PeakSource::given:
+      peaks_.clear();
+      for (const auto& [p, tflops] : measured) peaks_[p] = setting.tflops;
+      break;
+  }
+  nlohmann::json used = nlohmann::json::object();
+  for (const auto& [p, tflops] : peaks_) used[to_string(p)] = tflops;
+  environment_["mfu_peak"] = {{"source", to_string(setting.source)},
+                              {"by_precision", used},
+                              {"datasheet", datasheet},
+                              {"note", note.empty() ? nlohmann::json(nullptr) : nlohmann::json(note)}};
+  if (!note.empty()) std::cerr << note << "\n";
 }
 
 nlohmann::json warm_up_record(const Workload& w, const RunConfig& c, const torch::Device& device, Precision p) {
@@ -106,12 +139,19 @@ std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::stri
   // measuring at once on one GPU or on shared cores would measure each other.
   if (reports()) measure_peaks();
   warm_up_rows(workload);
-  std::vector<const ScenarioInfo*> order;
+  environment_["repeats"] = {{"count", config_.repeats},
+                             {"order", "rounds"},
+                             {"method", "round i runs the i-th repeat of every row, in the order asked for"}};
+  // Phases: every row here; under an outside launcher the rows of kind ranks
+  // (all ranks together), then rank 0 alone the single-process rows.
+  std::vector<std::vector<const ScenarioInfo*>> phases(1);
   for (const auto* info : selected_)
-    if (!env_.launched || info->kind == RowKind::ranks) order.push_back(info);
-  if (env_.launched && env_.rank == 0)
+    if (!env_.launched || info->kind == RowKind::ranks) phases[0].push_back(info);
+  if (env_.launched && env_.rank == 0) {
+    phases.emplace_back();
     for (const auto* info : selected_)
-      if (info->kind == RowKind::single_process) order.push_back(info);
+      if (info->kind == RowKind::single_process) phases[1].push_back(info);
+  }
 
   std::map<std::string, ScenarioResult> done;
   auto in_order = [&] {
@@ -120,40 +160,59 @@ std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::stri
       if (auto it = done.find(s->name); it != done.end()) out.push_back(it->second);
     return out;
   };
-  for (const ScenarioInfo* info : order) {
-    const bool ranks_row = info->kind == RowKind::ranks;
-    if (env_.launched && !ranks_row && threads_ != total_threads_) {
-      // Alone now (the other ranks are done): every core, and a CPU peak to match.
-      threads_ = configure_threads(config_.threads);
-      if (!device_.is_cuda()) measure_peaks();
+  for (const auto& phase : phases) {
+    // Repeats run in rounds (ABC ABC ABC, not AAA BBB CCC): the i-th repeats
+    // of all rows share the machine's state at that time (clocks, thermals,
+    // other tenants), so the ratio of two rows is paired by round.
+    for (int round = 0; round < config_.repeats && !(any_failed_ && env_.launched); ++round) {
+      for (const ScenarioInfo* info : phase) {
+        const bool ranks_row = info->kind == RowKind::ranks;
+        if (env_.launched && !ranks_row && threads_ != total_threads_) {
+          // Alone now (the other ranks are done): every core, and a CPU peak to match.
+          threads_ = configure_threads(config_.threads);
+          if (!device_.is_cuda()) measure_peaks();
+        }
+        if (round == 0) {
+          ScenarioResult header = row_header(*info, config_);
+          if (header.status == Status::skipped && reports())
+            std::cerr << "[" << header.scenario << "] skipped: " << header.reason << "\n";
+          const bool skipped = header.status != Status::ok;
+          done[info->name] = std::move(header);
+          if (skipped) {
+            if (reports()) row_done(in_order(), environment_);
+            continue;
+          }
+        }
+        ScenarioResult& row = done[info->name];
+        if (row.status != Status::ok) continue;  // skipped, or failed in an earlier round
+        ScenarioContext ctx;
+        if (reports()) ctx.callbacks = callbacks;
+        ctx.peak_tflops = peaks_;
+        ctx.repeat = round;
+        // Ranks of an outside launcher on CPUs: rank 0 measured its share of the
+        // cores, and the row's denominator is every rank's share.
+        if (env_.launched && ranks_row && !device_.is_cuda())
+          for (auto& [precision, tflops] : ctx.peak_tflops) tflops *= env_.world_size;
+        ctx.out_dir = out_dir;
+        const bool on_ranks = ranks_row && !env_.launched && config_.world_size > 1;
+        RepeatFn repeat = nullptr;
+        if (on_ranks)
+          repeat = [&, info](const Workload&, const RunConfig& c, const ScenarioContext&) {
+            return run_on_ranks(*info, c, rank_threads_);
+          };
+        run_repeat(row, *info, workload, config_, ctx, repeat);
+        row.threads = ranks_row && (env_.launched || on_ranks) ? rank_threads_ : threads_;
+        if (row.status == Status::failed) {
+          std::cerr << "[" << row.scenario << "] FAILED"
+                    << (env_.launched ? " on rank " + std::to_string(env_.rank) : "") << ": " << row.reason << "\n";
+          any_failed_ = true;
+        }
+        if (reports()) row_done(in_order(), environment_);
+        // Under a launcher a failed rank leaves its peers waiting in a collective:
+        // stop, so the launcher sees it and stops them all.
+        if (any_failed_ && env_.launched) break;
+      }
     }
-    ScenarioContext ctx;
-    if (reports()) ctx.callbacks = callbacks;
-    ctx.peak_tflops = peaks_;
-    // Ranks of an outside launcher on CPUs: rank 0 measured its share of the
-    // cores, and the row's denominator is every rank's share.
-    if (env_.launched && ranks_row && !device_.is_cuda())
-      for (auto& [precision, tflops] : ctx.peak_tflops) tflops *= env_.world_size;
-    ctx.out_dir = out_dir;
-    const bool on_ranks = ranks_row && !env_.launched && config_.world_size > 1;
-    RepeatFn repeat = nullptr;
-    if (on_ranks)
-      repeat = [&, info](const Workload&, const RunConfig& c, const ScenarioContext&) {
-        return run_on_ranks(*info, c, rank_threads_);
-      };
-    ScenarioResult r = run_scenario(*info, workload, config_, ctx, repeat);
-    r.threads = ranks_row && (env_.launched || on_ranks) ? rank_threads_ : threads_;
-    if (r.status == Status::skipped && reports()) std::cerr << "[" << r.scenario << "] skipped: " << r.reason << "\n";
-    if (r.status == Status::failed) {
-      std::cerr << "[" << r.scenario << "] FAILED"
-                << (env_.launched ? " on rank " + std::to_string(env_.rank) : "") << ": " << r.reason << "\n";
-      any_failed_ = true;
-    }
-    done[r.scenario] = std::move(r);
-    if (reports()) row_done(in_order(), environment_);
-    // Under a launcher a failed rank leaves its peers waiting in a collective:
-    // stop, so the launcher sees it and stops them all.
-    if (any_failed_ && env_.launched) break;
   }
   return in_order();
 }

@@ -7,6 +7,7 @@
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
 #include "scenarios/sweep.h"
+#include "reports/intervals.h"
 #include "reports/report.h"
 #include "reports/table.h"
 #include "core/text/errors.h"
@@ -82,6 +83,68 @@ TEST_CASE("sweep: rows in the order asked, one callback per row, skipped rows ke
   CHECK(passes[0].at("precision") == "fp32");
   CHECK(passes[0].at("seconds").get<double>() > 0);
   CHECK(sweep.exit_code() == 0);
+}
+
+TEST_CASE("sweep: repeats run in rounds (ABAB), and the report pairs them") {
+  auto config = tiny_config();
+  config.scenarios = {"baseline", "amp_bf16"};
+  config.repeats = 2;
+  config.threads = 1;
+  ftb::Sweep sweep(config, ftb::DistEnv{});
+  const auto workload = ftb::build_workload(sweep.config());
+  // After every repeat of a row: how many repeats each row has so far.
+  std::vector<std::vector<size_t>> seen;
+  nlohmann::json measured;
+  const auto results = sweep.run(workload, "", {}, [&](const auto& rows, const nlohmann::json& environment) {
+    std::vector<size_t> counts;
+    for (const auto& r : rows) counts.push_back(r.repeats.size());
+    seen.push_back(counts);
+    measured = environment;
+  });
+  CHECK(seen == std::vector<std::vector<size_t>>{{1}, {1, 1}, {2, 1}, {2, 2}});
+  REQUIRE(results.size() == 2);
+  CHECK(results[1].repeats.size() == 2);
+  CHECK(measured.at("repeats").at("order") == "rounds");
+  ftb::Report report;
+  report.environment = measured;
+  report.results = results;
+  const auto s = ftb::speedups_vs(report, results[1], "baseline");
+  REQUIRE(s);
+  CHECK(s->paired);
+  // an older report (rows one after the other) is not paired
+  report.environment.erase("repeats");
+  CHECK_FALSE(ftb::speedups_vs(report, results[1], "baseline")->paired);
+}
+
+TEST_CASE("sweep: peak=datasheet on a device with no datasheet reports no MFU, and says why") {
+  auto config = tiny_config();
+  config.scenarios = {"baseline"};
+  config.threads = 1;
+  config.peak = "datasheet";
+  ftb::Sweep sweep(config, ftb::DistEnv{});
+  const auto workload = ftb::build_workload(sweep.config());
+  nlohmann::json measured;
+  const auto results = sweep.run(workload, "", {}, [&](const auto&, const nlohmann::json& e) { measured = e; });
+  REQUIRE(results[0].status == ftb::Status::ok);
+  CHECK(results[0].mfu == 0);
+  CHECK(results[0].mfu_peak_tflops == 0);
+  CHECK(measured.at("mfu_peak").at("source") == "datasheet");
+  CHECK(measured.at("mfu_peak").at("note").get<std::string>().find("no datasheet peak") != std::string::npos);
+  // the measured peak is still recorded
+  CHECK(measured.at("peak_matmul_tflops").at("by_precision").at("fp32").get<double>() > 0);
+}
+
+TEST_CASE("sweep: peak=<TFLOP/s> pins MFU's denominator") {
+  auto config = tiny_config();
+  config.scenarios = {"baseline"};
+  config.threads = 1;
+  config.peak = "0.5";
+  ftb::Sweep sweep(config, ftb::DistEnv{});
+  const auto workload = ftb::build_workload(sweep.config());
+  const auto results = sweep.run(workload, "", {}, [](const auto&, const nlohmann::json&) {});
+  REQUIRE(results[0].status == ftb::Status::ok);
+  CHECK(results[0].mfu_peak_tflops == 0.5);
+  CHECK(results[0].mfu == doctest::Approx(results[0].model_tflops_per_s / 0.5));
 }
 
 TEST_CASE("sweep: an unknown row fails before any work, naming --scenarios") {

@@ -8,6 +8,7 @@
 #include "core/text/errors.h"
 
 #ifdef FTB_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #endif
@@ -19,6 +20,14 @@ int cuda_device_count() {
 }
 
 bool cuda_available() { return torch::cuda::is_available(); }
+
+std::string cuda_device_name(const torch::Device& device) {
+#ifdef FTB_WITH_CUDA
+  if (device.is_cuda()) return at::cuda::getDeviceProperties(device.index())->name;
+#endif
+  (void)device;
+  return "";
+}
 
 torch::Device cuda_device_of_rank(int local_rank) {
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local_rank % std::max(1, cuda_device_count())));

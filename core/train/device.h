@@ -13,6 +13,8 @@ namespace ftb {
 torch::Device resolve_device(const std::string& spec);
 bool cuda_available();
 int cuda_device_count();  // 0 without CUDA
+// The driver's name of a CUDA device ("NVIDIA H200"); "" for a CPU.
+std::string cuda_device_name(const torch::Device& device);
 // One GPU per rank of a machine: cuda:(local_rank mod the visible GPUs), so a
 // launcher that gives each rank its own GPU (SLURM --gpus-per-task=1) leaves
 // every rank device 0.

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "core/train/build_info.h"
+#include "core/train/nvml.h"
 
 namespace ftb {
 
@@ -197,6 +198,11 @@ json capture_environment() {
                     {"parallel_info", at::get_parallel_info()}};
   env["env_vars"] = env_vars();
   env["git_commit"] = build_git_commit();
+  env["git_tree"] = build_git_tree();
+  // The driver and the GPUs as NVML sees them (name, UUID, clocks, power,
+  // ECC, MIG, links); {"available": false, "reason"} on machines without one.
+  env["nvml"] = nvml_facts();
+  env["driver_version"] = env["nvml"].value("driver_version", nlohmann::json(nullptr));
   env["blas"] = show_config_value(at::show_config(), "BLAS_INFO");
   env["timestamp"] = utc_timestamp();
   return env;

@@ -1,5 +1,6 @@
 #include "core/train/run_config.h"
 
+#include <cmath>
 #include <functional>
 #include <sstream>
 #include <type_traits>
@@ -106,18 +107,44 @@ const std::vector<Field>& fields() {
       FTB_NUM(dropout, double, "embedded model dropout"),
       FTB_NUM(model_vocab_size, int, "embedded model vocabulary; 0 = tokenizer's"),
       FTB_NUM(threads, int, "intra-op threads; 0 = all cores"),
+      FTB_STR(peak, "MFU's peak: measured | datasheet | TFLOP/s per device"),
   };
   return f;
 }
 
 }  // namespace
 
+PeakSetting parse_peak(const std::string& value) {
+  if (value == "measured") return {};
+  if (value == "datasheet") return {PeakSource::datasheet, 0};
+  PeakSetting given{PeakSource::given, 0};
+  try {
+    size_t used = 0;
+    given.tflops = std::stod(value, &used);
+    if (used == value.size() && std::isfinite(given.tflops) && given.tflops > 0) return given;
+  } catch (const std::exception&) {
+  }
+  input_error("peak", "\"" + value + "\" is not measured, datasheet or a positive number of TFLOP/s");
+}
+
+std::string to_string(PeakSource s) {
+  switch (s) {
+    case PeakSource::measured: return "measured";
+    case PeakSource::datasheet: return "datasheet";
+    case PeakSource::given: return "given";
+  }
+  return "measured";
+}
+
 std::vector<std::string> preset_names() { return {"smoke", "paper", "synthetic-full", "mfu"}; }
 
 RunConfig preset_config(const std::string& name) {
   RunConfig c;  // defaults = the reference's workload
   c.preset = name;
-  if (name == "paper") return c;
+  if (name == "paper") {
+    c.repeats = 3;
+    return c;
+  }
   if (name == "smoke") {
     // A small DistilBERT trained from scratch on the synthetic corpus: every
     // scenario in minutes on 2 CPU cores, accuracy well above chance.
@@ -137,6 +164,8 @@ RunConfig preset_config(const std::string& name) {
   }
   if (name == "synthetic-full" || name == "mfu") {
     // distilbert-base-uncased's shape with random weights on synthetic text.
+    // Presets for GPUs take 3 repeats: a speed-up with an interval.
+    c.repeats = 3;
     c.synthetic_count = 20000;
     c.model_vocab_size = 30522;
     c.vocab_size = 8000;
@@ -169,6 +198,7 @@ void validate(const RunConfig& c) {
     if (!ok) input_error(key, what);
   };
   require(c.repeats >= 1, "repeats", "must be >= 1");
+  parse_peak(c.peak);
   require(c.world_size >= 0, "world_size", "must be >= 0 (0 = auto)");
   require(c.bucket_mb > 0, "bucket_mb", "must be > 0");
   require(c.dist_timeout_s > 0, "dist_timeout_s", "must be > 0");

@@ -57,7 +57,22 @@ struct RunConfig {
   int model_vocab_size = 0;  // 0 = the tokenizer's vocabulary size
 
   int threads = 0;  // intra-op threads; 0 = every core of the machine
+
+  // MFU's denominator: "measured" (this run's matmul peak), "datasheet" (the
+  // vendor's dense peak, core/train/datasheet_peaks.h; none for an unknown
+  // device), or a number in TFLOP/s per device for every precision (a
+  // nightly series pins one reference).
+  std::string peak = "measured";
 };
+
+// The peak setting, parsed: kind and, for a number, its TFLOP/s.
+enum class PeakSource { measured, datasheet, given };
+struct PeakSetting {
+  PeakSource source = PeakSource::measured;
+  double tflops = 0;  // given
+};
+PeakSetting parse_peak(const std::string& value);  // InputError naming peak
+std::string to_string(PeakSource s);
 
 // Presets: smoke (default, tiny model on the synthetic corpus, minutes on 2
 // cores), paper (the reference's workload; needs --model and --data),

@@ -38,6 +38,7 @@ std::string self_executable() {
 }  // namespace
 
 void set_invocation(int argc, char** argv) { saved_args().assign(argv + 1, argv + argc); }
+const std::vector<std::string>& invocation() { return saved_args(); }
 
 bool is_launched_rank() { return std::getenv(kDirVar) != nullptr; }
 

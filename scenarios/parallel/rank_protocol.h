@@ -23,6 +23,8 @@ namespace ftb {
 // The command line this process was started with (set by main), re-used for
 // the ranks.
 void set_invocation(int argc, char** argv);
+// Its arguments (without the program name), as given.
+const std::vector<std::string>& invocation();
 
 // Parent side: one repeat of `info` on config.world_size ranks.
 ScenarioResult run_on_ranks(const ScenarioInfo& info, const RunConfig& config, int threads_per_rank);
