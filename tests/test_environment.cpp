@@ -41,7 +41,7 @@ TEST_CASE("datasheet peaks: device names as drivers report them, most specific e
   CHECK_FALSE(ftb::datasheet_peaks(""));
 }
 
-TEST_CASE("peak setting: measured, datasheet or a positive number; anything else names the key") {
+TEST_CASE("peak setting: measured, datasheet or a positive number, anything else names the key") {
   CHECK(ftb::parse_peak("measured").source == ftb::PeakSource::measured);
   CHECK(ftb::parse_peak("datasheet").source == ftb::PeakSource::datasheet);
   const auto given = ftb::parse_peak("989.4");
