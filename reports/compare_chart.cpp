@@ -32,18 +32,19 @@ json compare_chart_spec(const std::vector<PairComparison>& pairs) {
   const json x = {{"field", "scenario"}, {"type", "nominal"}, {"sort", order}, {"title", "scenario"},
                   {"axis", {{"labelAngle", -30}}}};
   const json color = {{"field", "report"}, {"type", "nominal"}, {"title", "B"}};
+  // Ratios are multiplicative: 2x and 0.5x lie as far from the rule at 1.
+  const std::string y_title = "B / A throughput (> 1: B faster, log scale)";
   json point = {{"mark", {{"type", "point"}, {"filled", true}, {"tooltip", true}}},
                 {"encoding",
                  {{"x", x},
                   {"xOffset", {{"field", "report"}}},
-                  {"y", {{"field", "ratio"}, {"type", "quantitative"}, {"scale", {{"zero", false}}},
-                         {"title", "B / A throughput (> 1: B faster)"}}},
+                  {"y", {{"field", "ratio"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", y_title}}},
                   {"color", color}}}};
   json bars = {{"mark", {{"type", "errorbar"}, {"ticks", true}}},
                {"encoding",
                 {{"x", x},
                  {"xOffset", {{"field", "report"}}},
-                 {"y", {{"field", "ci95_low"}, {"type", "quantitative"}}},
+                 {"y", {{"field", "ci95_low"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", y_title}}},
                  {"y2", {{"field", "ci95_high"}}},
                  {"color", color}}}};
   json one = {{"mark", {{"type", "rule"}, {"strokeDash", {4, 4}}, {"color", "gray"}}},
