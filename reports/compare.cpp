@@ -282,7 +282,8 @@ PairComparison compare_reports(const Report& reference, const std::string& refer
 
   std::vector<stats::RatioSamples> ratios[2];
   std::vector<std::string> in_mean[2];
-  int one_repeat[2] = {0, 0};
+  int one_repeat[2] = {0, 0};   // scenarios with one repeat on both sides: no spread at all
+  int one_a_side[2] = {0, 0};   // ... on at least one side: that side's noise is missing
   for (const auto& name : names) {
     ScenarioComparison s;
     s.scenario = name;
@@ -314,6 +315,7 @@ PairComparison compare_reports(const Report& reference, const std::string& refer
         ratios[m].push_back({oth, ref});
         in_mean[m].push_back(name);
         if (ref.size() == 1 && oth.size() == 1) ++one_repeat[m];
+        if (ref.size() == 1 || oth.size() == 1) ++one_a_side[m];
       }
     }
     p.scenarios.push_back(std::move(s));
@@ -328,10 +330,10 @@ PairComparison compare_reports(const Report& reference, const std::string& refer
       g.note = "no scenario ran ok in both with this metric recorded";
     else if (one_repeat[m] == static_cast<int>(ratios[m].size()))
       g.note = "one repeat on each side in every scenario: no interval";
-    else if (one_repeat[m] > 0)
-      g.note = std::to_string(one_repeat[m]) + " of " + std::to_string(ratios[m].size()) +
-               " scenarios have one repeat on each side: their ratio enters every resample unchanged, so the "
-               "interval understates the noise";
+    else if (one_a_side[m] > 0)
+      g.note = std::to_string(one_a_side[m]) + " of " + std::to_string(ratios[m].size()) +
+               " scenarios have one repeat on a side, whose noise the interval cannot see: it understates the "
+               "uncertainty";
     p.geomeans.push_back(std::move(g));
   }
   return p;

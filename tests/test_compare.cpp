@@ -168,7 +168,10 @@ TEST_CASE("compare: geometric mean of ratios over one repeat each says why its i
   const auto& g = p.geomeans[0];
   CHECK(g.ratio.estimate == doctest::Approx(1.5));
   CHECK(g.ratio.low == doctest::Approx(1.5));
-  CHECK(g.note.find("one repeat") != std::string::npos);
+  CHECK(g.note == "one repeat on each side in every scenario: no interval");
+  // one repeat on one side: an interval, flagged as too narrow
+  const auto mixed = ftb::compare_reports(report({row("baseline", 100, 1)}), "A", report({row("baseline", 150, 3)}), "B");
+  CHECK(mixed.geomeans[0].note.find("1 of 1 scenarios have one repeat on a side") == 0);
   CHECK(scenario(p, "baseline").metrics[0].verdict == Verdict::n_too_small);
 }
 
