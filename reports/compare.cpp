@@ -238,6 +238,9 @@ ConfigCheck check_configs(const json& reference, const json& other) {
   }
   for (const auto& [key, vb] : b)
     if (!irrelevant(key) && !a.count(key)) check.only_one.push_back({key, nullptr, vb});
+  // The preset first: it explains most of the others.
+  std::stable_partition(check.differences.begin(), check.differences.end(),
+                        [](const KeyDifference& d) { return d.key == "preset"; });
   return check;
 }
 

@@ -199,8 +199,8 @@ TEST_CASE("compare: configs differ in run-relevant keys only") {
   CHECK_FALSE(c.comparable());
   std::vector<std::string> keys;
   for (const auto& d : c.differences) keys.push_back(d.key);
-  CHECK(keys == std::vector<std::string>{"device", "preset", "workload.train_examples"});
-  CHECK(ftb::describe(c.differences[1]) == "preset ('smoke' vs 'mfu')");
+  CHECK(keys == std::vector<std::string>{"preset", "device", "workload.train_examples"});  // preset first
+  CHECK(ftb::describe(c.differences[0]) == "preset ('smoke' vs 'mfu')");
 }
 
 TEST_CASE("compare: the environment diff lists only keys that differ, and what is the same") {
