@@ -106,6 +106,7 @@ constexpr EnvKey kEnvironmentKeys[] = {
     {"intra-op threads", "threads.intra_op"},
     {"inter-op threads", "threads.inter_op"},
     {"memory bytes", "memory_bytes"},
+    {"fp32 matmul peak TFLOP/s (measured)", "peak_matmul_tflops.by_precision.fp32"},
     {"BLAS", "blas"},
     {"compiler", "compiler"},
     {"build type", "build_type"},
@@ -394,11 +395,10 @@ std::string compare_markdown(const std::vector<PairComparison>& pairs, const Com
       if (!g.note.empty()) out += " (" + g.note + ")";
       out += ".\n";
     }
-    out += "\nEnvironment: ";
     if (p.environment.differences.empty()) {
-      out += "no difference in the keys compared.\n";
+      out += "\nEnvironment: no difference in the keys compared.\n";
     } else {
-      out += "\n\n";
+      out += "\nEnvironment, what differs:\n\n";
       for (const auto& d : p.environment.differences)
         out += "- " + d.key + ": A " + value_text(d.reference) + ", B " + value_text(d.other) + "\n";
     }

@@ -96,7 +96,8 @@ struct EnvironmentDiff {
 };
 // GPU names, driver, CUDA, cuDNN, NCCL, LibTorch, CPU model and cores,
 // threads, compiler, build type, git commit and dirty flag, host, OS, BLAS,
-// memory. Absent keys read as "not recorded".
+// memory, and the measured fp32 matmul peak (what a VM's CPU really delivers).
+// Absent keys read as "not recorded".
 EnvironmentDiff diff_environments(const nlohmann::json& reference, const nlohmann::json& other);
 
 struct PairComparison {
