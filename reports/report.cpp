@@ -5,6 +5,8 @@
 #include "core/text/files.h"
 #include "core/text/text_format.h"
 #include "reports/intervals.h"
+#include "reports/report_upgrade.h"
+#include "reports/report_values.h"
 #include "reports/table.h"
 #include "reports/vega.h"
 
@@ -69,26 +71,18 @@ json report_to_json(const Report& report, const std::string& baseline) {
           {"results", std::move(results)}};
 }
 
-Report report_from_json(const json& j, const std::string& where) {
+Report report_from_json(const json& input, const std::string& where) {
   Report report;
   try {
+    const json j = upgrade_report(input);  // one version from here on; InputError for unknown ones
     JsonFields f(j, "");
-    const std::string schema = f.string("schema");
-    if (schema != kReportSchema) {
-      throw InputError("schema is '" + schema + "', expected '" + kReportSchema + "'");
-    }
     f.object("environment");
     f.object("config");
     report.environment = f.at("environment");
     report.config = f.at("config");
     const json& results = f.array("results");
-    for (size_t i = 0; i < results.size(); ++i) {
-      try {
-        report.results.push_back(result_from_json(results[i]));
-      } catch (const InputError& e) {
-        throw InputError(indexed("results", i) + ": " + e.what());
-      }
-    }
+    for (size_t i = 0; i < results.size(); ++i) report.results.push_back(result_from_json(results[i], indexed("results", i)));
+    check_measurements(results);
   } catch (const InputError& e) {
     input_error(where, e.what());
   } catch (const json::exception& e) {

@@ -1,10 +1,12 @@
-// The report: one JSON document per run (schema "ftbench.report/1"), the raw
+// The report: one JSON document per run (schema "ftbench.report/2", described
+// by reports/report.schema.json; version 1 is read by upgrading), the raw
 // step times beside it as CSV, and the table and chart specs derived from it.
 // Reporters are pure functions of (environment, config, results); only the
 // write_* functions touch the file system, and each file is replaced
 // atomically (temporary file + rename), so a crash never leaves half a report.
 #pragma once
 
+#include "reports/report_upgrade.h"
 #include "scenarios/result.h"
 
 #include <nlohmann/json.hpp>
@@ -14,7 +16,7 @@
 
 namespace ftb {
 
-inline constexpr const char* kReportSchema = "ftbench.report/1";
+inline constexpr const char* kReportSchema = kReportSchemaV2;  // what the writer writes
 
 struct Report {
   nlohmann::json environment = nlohmann::json::object();  // capture_environment()
@@ -26,8 +28,9 @@ struct Report {
 const ScenarioResult* find_result(const Report& report, const std::string& scenario);
 
 nlohmann::json report_to_json(const Report& report, const std::string& baseline = "baseline");
-// Throws InputError naming `where` (a file name) on a wrong schema or a missing
-// or mistyped key.
+// Throws InputError naming `where` (a file name) and the JSON path of the key
+// on a wrong schema, a missing or mistyped key, or a time, throughput or byte
+// count that is NaN or negative. Version 1 reports are upgraded (report_upgrade.h).
 Report report_from_json(const nlohmann::json& j, const std::string& where);
 
 // Throws InputError naming the file: unreadable, not JSON, wrong schema, missing key.

@@ -37,6 +37,24 @@ Interval median_interval(const std::vector<double>& x, uint64_t seed, double lev
 Interval ratio_interval(const std::vector<double>& num, const std::vector<double>& den, bool paired, uint64_t seed,
                         double level = 0.95, int resamples = 4000);
 
+// The bootstrap replicates behind ratio_interval (the same draws for the same
+// seed): median(num*) / median(den*) per resample; empty when both samples
+// hold one value (nothing to resample) or either is empty.
+std::vector<double> ratio_replicates(const std::vector<double>& num, const std::vector<double>& den, bool paired,
+                                     uint64_t seed, int resamples = 4000);
+
+// The geometric mean of several ratios of medians (one per scenario) with a
+// percentile-bootstrap CI: each ratio is resampled as in ratio_interval
+// (unpaired, seed + its index), and replicate i of the geometric mean is the
+// geometric mean of replicate i of every ratio. min/max: the smallest and
+// largest single ratio; n: the number of ratios. A ratio over one value on
+// each side contributes its point value to every replicate.
+struct RatioSamples {
+  std::vector<double> num, den;
+};
+Interval geomean_interval(const std::vector<RatioSamples>& ratios, uint64_t seed, double level = 0.95,
+                          int resamples = 4000);
+
 struct RankTest {
   double u = 0;        // Mann-Whitney U of `a` (pairs a_i > b_j, ties count 1/2)
   double p_less = 1;   // one-sided p-value for "a tends to be smaller than b"

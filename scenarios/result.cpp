@@ -108,8 +108,8 @@ json distributed_to_json(const ScenarioResult::Distributed& d) {
           {"comm_fallback", d.comm_fallback}};
 }
 
-ScenarioResult::Distributed distributed_from_json(const json& j) {
-  JsonFields f(j, "distributed");
+ScenarioResult::Distributed distributed_from_json(const json& j, const std::string& path) {
+  JsonFields f(j, path);
   ScenarioResult::Distributed d;
   d.backend = f.string("backend");
   d.strategy = f.string("strategy");
@@ -171,15 +171,19 @@ json to_json(const ScenarioResult& r, bool with_steps) {
   return j;
 }
 
-ScenarioResult result_from_json(const json& j) {
-  JsonFields f(j, "");
+ScenarioResult result_from_json(const json& j, const std::string& path) {
+  JsonFields f(j, path);
   ScenarioResult r;
   r.scenario = f.string("scenario");
-  r.status = status_from_string(f.string("status"));
+  try {
+    r.status = status_from_string(f.string("status"));
+  } catch (const InputError& e) {
+    throw InputError(f.name("status") + ": " + e.what());
+  }
   r.reason = f.string("reason");
   r.world_size = static_cast<int>(f.integer("world_size"));
   r.device = f.string("device");
-  r.precision = parse_precision(f.string("precision"), "precision");
+  r.precision = parse_precision(f.string("precision"), f.name("precision"));
   if (f.has("optimizer")) r.optimizer = f.string("optimizer");
   r.wall_time_s = f.number("wall_time_s");
   JsonFields throughput = f.object("throughput");
@@ -191,17 +195,17 @@ ScenarioResult result_from_json(const json& j) {
   r.test_acc = accuracy.number("test");
   r.test_loss = f.object("loss").number("test");
   const json& epochs = f.array("epochs");
-  for (size_t i = 0; i < epochs.size(); ++i) r.epochs.push_back(epoch_from_json(epochs[i], indexed("epochs", i)));
+  for (size_t i = 0; i < epochs.size(); ++i) r.epochs.push_back(epoch_from_json(epochs[i], f.name(indexed("epochs", i))));
   JsonFields memory = f.object("memory");
   r.peak_bytes = memory.integer("peak_bytes");
   r.peak_bytes_source = memory.string("source");
   const int64_t repeats = f.integer("repeats");
   const json& samples = f.array("samples");
   if (repeats != static_cast<int64_t>(samples.size())) {
-    throw InputError("repeats is " + std::to_string(repeats) + " but samples holds " +
+    throw InputError(f.name("repeats") + ": is " + std::to_string(repeats) + " but samples holds " +
                      std::to_string(samples.size()));
   }
-  for (size_t i = 0; i < samples.size(); ++i) r.repeats.push_back(sample_from_json(samples[i], indexed("samples", i)));
+  for (size_t i = 0; i < samples.size(); ++i) r.repeats.push_back(sample_from_json(samples[i], f.name(indexed("samples", i))));
   JsonFields efficiency = f.object("efficiency");
   r.step_ms_median = efficiency.number("step_ms_median");
   r.warmup_steps = efficiency.integer("warmup_steps");
@@ -217,7 +221,7 @@ ScenarioResult result_from_json(const json& j) {
   r.extra = f.at("extra");
   // Added with the distributed scenarios: optional, older reports lack them.
   if (j.contains("threads")) r.threads = static_cast<int>(f.integer("threads"));
-  if (j.contains("distributed") && !j.at("distributed").is_null()) r.distributed = distributed_from_json(j.at("distributed"));
+  if (j.contains("distributed") && !j.at("distributed").is_null()) r.distributed = distributed_from_json(j.at("distributed"), f.name("distributed"));
   if (f.has("steps")) r.steps = steps_from_json(f.array("steps"));
   return r;
 }

@@ -98,7 +98,8 @@ void aggregate_repeats(ScenarioResult& r);
 // result_from_json(to_json(r)) equals r except for r.steps.
 // Non-finite numbers (a diverged loss) are written as null and read back as NaN.
 nlohmann::json to_json(const ScenarioResult& r, bool with_steps = false);
-// InputError naming the missing key or wrong type (with its path).
-ScenarioResult result_from_json(const nlohmann::json& j);
+// InputError naming the missing key or wrong type with its JSON path, which
+// starts with `path` (a report passes "results[3]").
+ScenarioResult result_from_json(const nlohmann::json& j, const std::string& path = "");
 
 }  // namespace ftb
