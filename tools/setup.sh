@@ -23,7 +23,9 @@ if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 # slower on the reference BLAS. python3-venv: the project-local LibTorch.
 pkgs=(build-essential cmake ninja-build pkg-config git python3-venv
       doctest-dev nlohmann-json3-dev libbenchmark-dev libcli11-dev
-      libarchive-dev libutf8proc-dev libcsv-dev libopenblas0-pthread libgloo-dev)
+      libarchive-dev libutf8proc-dev libcsv-dev libopenblas0-pthread libgloo-dev
+      libsqlite3-dev)
+# libsqlite3-dev: ftbench history (reports/history.cpp).
 # libgloo-dev: c10d's ProcessGroupGloo.hpp includes <gloo/...>, which neither
 # the torch wheel nor libtorch-dev ships. Only declarations are used (every
 # call goes into LibTorch, which carries its own Gloo).
