@@ -99,7 +99,7 @@ TEST_CASE("export from the committed smoke report: values are the report's own m
   }
 }
 
-TEST_CASE("export: unknown formats name the flag; Google Benchmark points at ftb_micro") {
+TEST_CASE("export: unknown formats name the flag, Google Benchmark points at ftb_micro") {
   CHECK_THROWS_WITH_AS(parse_export_format("csv", "--format"),
                        "--format: unknown format 'csv' (customBiggerIsBetter, customSmallerIsBetter, bmf)", InputError);
   std::string message;

@@ -228,7 +228,7 @@ TEST_CASE("regress vs history: the window is the machine's same preset and confi
   CHECK(row(s4, "baseline", Metric::peak_bytes).change == doctest::Approx(0.1));
 }
 
-TEST_CASE("regress vs history: an empty window is insufficient history; another preset or config is named") {
+TEST_CASE("regress vs history: an empty window is insufficient history, another preset or config is named") {
   TempDir dir("ftb_history");
   const std::string db = dir.path() + "/h.db";
   HistoryStore store(db, HistoryStore::Open::create);
@@ -260,7 +260,7 @@ TEST_CASE("regress vs history: an empty window is insufficient history; another 
   CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::insufficient);
 }
 
-TEST_CASE("regress vs a baseline report: rank test + minimum effect; too few repeats said, not guessed") {
+TEST_CASE("regress vs a baseline report: rank test + minimum effect, too few repeats said, not guessed") {
   RegressOptions o;
   const json base5 = fake_report_json(run_at(0, {100, 101, 99, 100.5, 99.5}));
   const json slow5 = fake_report_json(run_at(1, {80, 81, 79, 80.5, 79.5}));
@@ -334,7 +334,7 @@ TEST_CASE("regress through the history store: a 10 % slowdown is flagged in >= 9
   CHECK(false_alarms <= 1);
 }
 
-TEST_CASE("trend: each run judged against the runs before it; the chart marks the regressed one") {
+TEST_CASE("trend: each run judged against the runs before it, the chart marks the regressed one") {
   TempDir dir("ftb_history");
   const std::string db = dir.path() + "/h.db";
   HistoryStore store(db, HistoryStore::Open::create);

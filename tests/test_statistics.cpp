@@ -133,7 +133,7 @@ TEST_CASE("judge: a 10 % slowdown under 5 % noise is caught in >= 95 % of trials
   CHECK(t.change == doctest::Approx(0.2).epsilon(0.02));
 }
 
-TEST_CASE("z_with_sigma is z_vs_history's test with the noise given; normal_quantile; the smallest rank p") {
+TEST_CASE("z_with_sigma is z_vs_history's test with the noise given, normal_quantile, the smallest rank p") {
   const std::vector<double> history = {100, 102, 98, 101, 99, 100.5, 99.5};
   const std::vector<double> current = {95, 96, 94};
   const auto z = z_vs_history(history, current);
