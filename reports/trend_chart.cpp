@@ -26,9 +26,9 @@ json trend_chart(const std::string& scenario, Metric m, const std::vector<TrendP
                       {"change", std::isfinite(p.verdict.change) ? json(p.verdict.change) : json(nullptr)}});
   }
   const std::string y_title = to_string(m) + " (" + metric_unit(m) + ")";
-  const json x = {{"field", "time"}, {"type", "temporal"}, {"title", "run time (UTC)"}};
+  const json x = {{"field", "time"}, {"type", "temporal"}, {"title", "run time (UTC)"}, {"scale", {{"type", "utc"}}}};
   const json color = {{"field", "machine"}, {"type", "nominal"}, {"title", "machine"}};
-  const json tooltip = json::array({{{"field", "time"}, {"type", "temporal"}, {"format", "%Y-%m-%d %H:%M"}},
+  const json tooltip = json::array({{{"field", "time"}, {"type", "nominal"}, {"title", "time (UTC)"}},
                                     {{"field", "commit"}},
                                     {{"field", "machine"}},
                                     {{"field", "median"}, {"format", ".4g"}},
