@@ -372,17 +372,21 @@ std::string regress_markdown(const RegressSummary& s) {
   out += gating.empty() ? "**Result: no regression.**\n"
                         : "**Result: REGRESSED** (" + names_for_message(gating, gating.size()) + ").\n";
   out += "\nRule: " + s.rule + "\n";
-  std::vector<std::string> notes = s.notes;
+  // Insufficient rows grouped by reason, so 9 scenarios of 3 repeats make one line.
+  std::vector<std::pair<std::string, std::vector<std::string>>> reasons;  // reason -> what, in row order
   for (const auto& r : s.rows) {
     if (r.outcome != Outcome::insufficient) continue;
-    // One line per scenario when its metrics share the reason (no history at all).
-    const std::string whole = r.scenario + ": " + r.note;
-    if (std::find(notes.begin(), notes.end(), whole) != notes.end()) continue;
+    // A scenario whose metrics all share the reason (no history at all) is named once.
     bool shared = true;
     for (const auto& o : s.rows)
       if (o.scenario == r.scenario && (o.outcome != Outcome::insufficient || o.note != r.note)) shared = false;
-    notes.push_back(shared ? whole : r.scenario + " " + to_string(r.metric) + ": " + r.note);
+    const std::string what = shared ? r.scenario : r.scenario + " " + to_string(r.metric);
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& p) { return p.first == r.note; });
+    if (it == reasons.end()) reasons.push_back({r.note, {what}});
+    else if (std::find(it->second.begin(), it->second.end(), what) == it->second.end()) it->second.push_back(what);
   }
+  std::vector<std::string> notes = s.notes;
+  for (const auto& [reason, what] : reasons) notes.push_back(names_for_message(what, 4) + ": " + reason);
   if (!notes.empty()) {
     out += "\nNotes:\n";
     for (const auto& n : notes) out += "- " + n + "\n";
