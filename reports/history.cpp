@@ -112,6 +112,32 @@ class Transaction {
   bool done_ = false;
 };
 
+// Switching a file to WAL needs it alone for a moment, and SQLite does not
+// wait on the busy handler for that: two `history add` opening a new file at
+// once see "database is locked" (cli.history_concurrent_adds caught it).
+// Retried for up to the busy timeout; a file already in WAL mode stays so.
+void use_wal(sqlite3* db, const std::string& path) {
+  for (int attempt = 0;; ++attempt) {
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode=WAL", -1, &stmt, nullptr);
+    std::string mode;
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_step(stmt);
+      if (rc == SQLITE_ROW) {
+        const auto* text = sqlite3_column_text(stmt, 0);
+        mode = text ? reinterpret_cast<const char*>(text) : "";
+        rc = SQLITE_OK;
+      }
+    }
+    sqlite3_finalize(stmt);
+    if (rc == SQLITE_OK && mode == "wal") return;
+    const bool busy = rc == SQLITE_OK || (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+    if (!busy) sqlite_fail(db, path, "PRAGMA journal_mode=WAL");
+    if (attempt >= 3000) throw std::runtime_error(path + ": could not switch the history to WAL mode: locked for 30 s");
+    usleep(10000);
+  }
+}
+
 constexpr const char* kSchemaV1 = R"sql(
 CREATE TABLE runs (
   id INTEGER PRIMARY KEY,
@@ -255,7 +281,7 @@ HistoryStore::HistoryStore(const std::string& path, Open mode) : path_(path) {
   }
   try {
     sqlite3_busy_timeout(db_, 30000);
-    exec(db_, path_, "PRAGMA journal_mode=WAL");
+    use_wal(db_, path_);
     exec(db_, path_, "PRAGMA synchronous=NORMAL");
     exec(db_, path_, "PRAGMA foreign_keys=ON");
     migrate();
