@@ -18,5 +18,9 @@ Command add_list_command(CLI::App& app);
 Command add_predict_command(CLI::App& app);
 Command add_tokenize_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
+Command add_history_command(CLI::App& app);
+Command add_regress_command(CLI::App& app);
+Command add_calibrate_command(CLI::App& app);
+Command add_export_command(CLI::App& app);
 
 }  // namespace ftb

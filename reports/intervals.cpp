@@ -51,12 +51,16 @@ std::optional<Speedups> speedups_vs(const Report& report, const ScenarioResult& 
   return s;
 }
 
+double accuracy_tolerance_points(const nlohmann::json& config) {
+  const auto preset = config.find("preset");
+  return preset != config.end() && preset->is_string() && *preset == "paper" ? 0.5 : 2.0;
+}
+
 std::optional<AccuracyGuard> accuracy_guard(const Report& report, const ScenarioResult& r, const std::string& baseline) {
   const ScenarioResult* base = find_result(report, baseline);
   if (!base || base->status != Status::ok || r.status != Status::ok) return std::nullopt;
   AccuracyGuard g;
-  const auto preset = report.config.find("preset");
-  if (preset != report.config.end() && preset->is_string() && *preset == "paper") g.tolerance_points = 0.5;
+  g.tolerance_points = accuracy_tolerance_points(report.config);
   g.delta_points = 100 * (r.test_acc - base->test_acc);
   g.within = std::abs(g.delta_points) <= g.tolerance_points;
   return g;

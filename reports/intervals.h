@@ -46,6 +46,9 @@ struct AccuracyGuard {
   bool within = true;
 };
 std::optional<AccuracyGuard> accuracy_guard(const Report& report, const ScenarioResult& r, const std::string& baseline);
+// The preset's accuracy tolerance in points (report.config.preset): the
+// guard's, and `regress`'s for a test-accuracy drop against history.
+double accuracy_tolerance_points(const nlohmann::json& config);
 
 // "1.17x [1.10, 1.25]" (one repeat: "1.17x"); "*" after x when by throughput.
 std::string format_interval(const stats::Interval& i, const char* fmt, const char* suffix = "");

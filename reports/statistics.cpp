@@ -253,26 +253,49 @@ double robust_cv(const std::vector<double>& x) {
 }
 
 NoiseTest z_vs_history(const std::vector<double>& history, const std::vector<double>& current) {
-  NoiseTest t;
-  if (history.size() < 2 || current.empty()) return t;
-  std::vector<double> h, c;
+  if (history.size() < 2 || current.empty()) return {};
+  std::vector<double> h;
   for (double v : history) h.push_back(std::log(v));
-  for (double v : current) c.push_back(std::log(v));
   const double mh = median(h);
   std::vector<double> dev;
   for (double v : h) dev.push_back(std::abs(v - mh));
-  t.sigma_log = 1.4826 * median(dev);
-  auto mean = [](const std::vector<double>& x) {
+  return z_with_sigma(history, current, 1.4826 * median(dev));
+}
+
+NoiseTest z_with_sigma(const std::vector<double>& reference, const std::vector<double>& current, double sigma_log) {
+  NoiseTest t;
+  t.sigma_log = sigma_log;
+  if (reference.empty() || current.empty()) return t;
+  auto mean_log = [](const std::vector<double>& x) {
     double s = 0;
-    for (double v : x) s += v;
+    for (double v : x) s += std::log(v);
     return s / static_cast<double>(x.size());
   };
-  const double se = t.sigma_log * std::sqrt(1.0 / static_cast<double>(c.size()) + 1.0 / static_cast<double>(h.size()));
+  const double se = sigma_log * std::sqrt(1.0 / static_cast<double>(current.size()) +
+                                          1.0 / static_cast<double>(reference.size()));
   if (!(se > 0)) return t;
-  t.z = (mean(c) - mean(h)) / se;
+  t.z = (mean_log(current) - mean_log(reference)) / se;
   t.p_less = normal_cdf(t.z);
   t.p_greater = 1 - t.p_less;
   return t;
+}
+
+double normal_quantile(double p) {
+  // Bisection on the CDF: 200 halvings of [-40, 40] reach double precision;
+  // called a few times per command, never in a loop that matters.
+  double lo = -40, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (lo + hi) / 2;
+    (normal_cdf(mid) < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+double mann_whitney_min_p(int n, int m) {
+  if (n <= 0 || m <= 0) return 1;
+  double c = 1;  // C(n+m, n), built as a product so it stays exact while small
+  for (int i = 1; i <= n; ++i) c = c * (m + i) / i;
+  return 1 / c;
 }
 
 Verdict judge(const std::vector<double>& history, const std::vector<double>& current, Direction direction,

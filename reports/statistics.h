@@ -79,6 +79,18 @@ struct NoiseTest {
   double sigma_log = 0;              // the history's noise, log scale (~ relative)
 };
 NoiseTest z_vs_history(const std::vector<double>& history, const std::vector<double>& current);
+// The same z-test with the noise known beforehand (sigma_log from a
+// calibration, reports/noise.h), for a reference too short to estimate it:
+// one baseline report of a few repeats.
+NoiseTest z_with_sigma(const std::vector<double>& reference, const std::vector<double>& current, double sigma_log);
+
+// The standard normal quantile (inverse CDF), p in (0, 1).
+double normal_quantile(double p);
+
+// The smallest one-sided p-value a Mann-Whitney test of n against m values
+// can give (1 / C(n+m, n), all of one sample below the other): with 3 against
+// 3 it is 0.05, so such a test can never pass a 0.05 level.
+double mann_whitney_min_p(int n, int m);
 
 // Robust spread: the median absolute deviation scaled to a normal sigma
 // (x 1.4826), divided by the median. 0 for fewer than two values.

@@ -132,3 +132,21 @@ TEST_CASE("judge: a 10 % slowdown under 5 % noise is caught in >= 95 % of trials
   CHECK(t.regressed);
   CHECK(t.change == doctest::Approx(0.2).epsilon(0.02));
 }
+
+TEST_CASE("z_with_sigma is z_vs_history's test with the noise given, normal_quantile, the smallest rank p") {
+  const std::vector<double> history = {100, 102, 98, 101, 99, 100.5, 99.5};
+  const std::vector<double> current = {95, 96, 94};
+  const auto z = z_vs_history(history, current);
+  const auto same = z_with_sigma(history, current, z.sigma_log);
+  CHECK(same.z == z.z);
+  CHECK(same.p_less == z.p_less);
+  CHECK(z_with_sigma(history, current, 0).p_less == 1);  // no noise known: no claim
+  CHECK(normal_quantile(0.995) == doctest::Approx(2.5758).epsilon(1e-4));
+  CHECK(normal_quantile(0.5) == doctest::Approx(0).epsilon(1e-9));
+  CHECK(normal_quantile(0.05) == doctest::Approx(-1.6449).epsilon(1e-4));
+  CHECK(mann_whitney_min_p(3, 3) == doctest::Approx(0.05));
+  CHECK(mann_whitney_min_p(5, 5) == doctest::Approx(1.0 / 252));
+  CHECK(mann_whitney_min_p(1, 20) == doctest::Approx(1.0 / 21));
+  // The exact test reaches that bound when one sample lies wholly below the other.
+  CHECK(mann_whitney({1, 2, 3}, {4, 5, 6}).p_less == doctest::Approx(mann_whitney_min_p(3, 3)));
+}

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/text/errors.h"
+#include "core/text/files.h"
 
 namespace ftb {
 
@@ -74,6 +75,17 @@ inline std::string json_message(const nlohmann::json::exception& e) {
     if (close != std::string::npos) m = m.substr(close + 2);
   }
   return m;
+}
+
+// The JSON document in `path`: InputError naming it when it cannot be read or
+// is not JSON.
+inline nlohmann::json read_json_file(const std::string& path) {
+  const std::string text = read_text_file(path);
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    input_error(path, "not valid JSON: " + json_message(e));
+  }
 }
 
 }  // namespace ftb

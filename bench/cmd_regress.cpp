@@ -1,0 +1,68 @@
+// ftbench regress --history DB | --baseline R --current R: did tonight's
+// report regress? Markdown on stdout; exit 1 on a gating regression
+// (reports/regress.h has the rules).
+#include <iostream>
+
+#include "bench/commands.h"
+#include "core/text/errors.h"
+#include "core/text/files.h"
+#include "core/text/json_fields.h"
+#include "reports/regress.h"
+
+namespace ftb {
+namespace {
+
+struct RegressArgs {
+  std::string history, baseline, current, noise, fail_on = "throughput", machine, out;
+  int window = 20, min_runs = 3;
+};
+
+int regress(const RegressArgs& a) {
+  if (a.history.empty() == a.baseline.empty())
+    input_error("--history", "give exactly one of --history DB or --baseline report.json");
+  if (a.window < 1) input_error("--window", "must be at least 1");
+  if (a.min_runs < 1) input_error("--min-runs", "must be at least 1");
+  RegressOptions o;
+  o.window = a.window;
+  o.min_runs = a.min_runs;
+  o.fail_on = parse_gates(a.fail_on, "--fail-on");
+  o.machine = a.machine;
+  NoiseFile noise;
+  if (!a.noise.empty()) {
+    noise = read_noise_file(a.noise);
+    o.noise = &noise;
+    o.noise_path = a.noise;
+  }
+  const nlohmann::json current = read_json_file(a.current);
+  RegressSummary s;
+  if (!a.history.empty()) {
+    HistoryStore store(a.history, HistoryStore::Open::existing);
+    s = regress_vs_history(store, a.history, current, a.current, o);
+  } else {
+    s = regress_vs_baseline(read_json_file(a.baseline), a.baseline, current, a.current, o);
+  }
+  const std::string md = regress_markdown(s);
+  std::cout << md;
+  if (!a.out.empty()) write_file_atomic(a.out, md);
+  return s.regressed() ? 1 : 0;
+}
+
+}  // namespace
+
+Command add_regress_command(CLI::App& app) {
+  auto a = std::make_shared<RegressArgs>();
+  auto* sub = app.add_subcommand("regress", "judge a report against its history (or one baseline report); "
+                                            "exit 1 on a regression");
+  sub->add_option("--history", a->history, "history DB (ftbench history add)");
+  sub->add_option("--baseline", a->baseline, "one baseline report.json instead of a history");
+  sub->add_option("--current", a->current, "tonight's report.json")->required();
+  sub->add_option("--window", a->window, "last N runs of the same machine, scenario, preset and config (default 20)");
+  sub->add_option("--min-runs", a->min_runs, "runs the window needs before throughput is judged (default 3)");
+  sub->add_option("--fail-on", a->fail_on, "gating metrics: throughput,accuracy,memory (default throughput)");
+  sub->add_option("--noise", a->noise, "noise.json from `ftbench calibrate`: noise floor (and the noise of a baseline)");
+  sub->add_option("--machine", a->machine, "machine key (as given to `history add --machine`)");
+  sub->add_option("--out", a->out, "also write the Markdown summary to this file");
+  return {sub, [a] { return regress(*a); }};
+}
+
+}  // namespace ftb

@@ -1,0 +1,83 @@
+#include "bench/run_flags.h"
+
+#include <iostream>
+
+#include "bench/progress.h"
+#include "core/text/files.h"
+#include "core/train/environment.h"
+#include "core/train/workload.h"
+#include "scenarios/parallel/rank_protocol.h"
+#include "scenarios/sweep.h"
+
+namespace ftb {
+
+namespace {
+
+// "ftbench run --preset mfu 'key=a b'": what was typed, quoted where the shell would need it.
+std::string command_line(const std::vector<std::string>& args) {
+  std::string out = "ftbench";
+  for (const auto& a : args) {
+    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                         "0123456789-_=.,/:+@%") == std::string::npos;
+    out += plain ? " " + a : " '" + a + "'";
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_run_flags(CLI::App* sub, RunArgs& args) {
+  sub->add_option("--preset", args.preset, "smoke (default) | paper | synthetic-full | mfu");
+  sub->add_option("--scenarios", args.scenarios, "comma-separated scenario names (default: all; see `list`)");
+  sub->add_option("--model", args.model, "Hugging Face model folder (config.json, model.safetensors, vocab.txt)");
+  sub->add_option("--data", args.data, "aclImdb_v1.tar.gz, an aclImdb/ folder, a CSV, or a train/val/test.csv folder");
+  sub->add_option("--repeats", args.repeats, "repeats per scenario (median reported)");
+  sub->add_option("--device", args.device, "auto | cpu | cuda | cuda:N");
+  sub->add_option("--world-size", args.world_size,
+                  "ranks of the distributed scenarios (ddp, sharded, zero2, fabric); ftbench starts them "
+                  "(0 = one per GPU, 2 on a CPU); under torchrun/SLURM/mpirun their WORLD_SIZE wins");
+  sub->add_option("overrides", args.overrides,
+                  "key=value config overrides, e.g. epochs=1 batch_size=8 lr=1e-4 "
+                  "(keys: the table printed at start)");
+}
+
+RunConfig resolve_config(const RunArgs& a) {
+  RunConfig c = preset_config(a.preset);
+  if (!a.scenarios.empty()) apply_override(c, "scenarios=" + a.scenarios);
+  if (!a.model.empty()) apply_override(c, "model_dir=" + a.model);
+  if (!a.data.empty()) apply_override(c, "data=" + a.data);
+  if (!a.device.empty()) apply_override(c, "device=" + a.device);
+  if (a.repeats != 0) apply_override(c, "repeats=" + std::to_string(a.repeats));
+  if (a.world_size != kUnsetFlag) apply_override(c, "world_size=" + std::to_string(a.world_size));
+  for (const auto& o : a.overrides) apply_override(c, o);
+  validate(c);
+  return c;
+}
+
+SweepOutcome run_and_write(const RunConfig& config, const std::string& out, Report& report) {
+  ProgressPrinter progress;
+  if (is_launched_rank()) return {run_launched_rank(config, {&progress}), false};
+  Sweep sweep(config, dist_env_from_environment());
+  if (sweep.reports()) {
+    check_writable_directory(out, "--out");  // before any work
+    print_config(sweep, out);
+  }
+  Workload workload = build_workload(sweep.config());
+  if (sweep.reports()) std::cerr << workload.summary() << "\n" << workload.load_warning();
+  report = Report{};
+  if (sweep.reports()) {
+    report.environment = capture_environment();
+    report.environment["command_line"] = command_line(invocation());
+  }
+  report.config = to_json(sweep.config());
+  report.config["workload"] = workload.describe();
+  report.config["out"] = out;
+  report.results = sweep.run(workload, out, {&progress}, [&](const auto& results, const nlohmann::json& measured) {
+    for (const auto& [key, value] : measured.items()) report.environment[key] = value;
+    report.results = results;
+    write_run_outputs(out, report);
+  });
+  return {sweep.exit_code(), sweep.reports()};
+}
+
+}  // namespace ftb

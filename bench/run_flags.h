@@ -1,0 +1,42 @@
+// What `run` and `calibrate` share: the flags that make a RunConfig (preset,
+// scenarios, device, key=value overrides...) and one sweep that writes its
+// report folder after every row.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/train/run_config.h"
+#include "reports/report.h"
+
+namespace ftb {
+
+inline constexpr int kUnsetFlag = std::numeric_limits<int>::min();  // a flag not given
+
+struct RunArgs {
+  std::string preset = "smoke";
+  std::string scenarios, model, data, device;
+  int repeats = 0;
+  int world_size = kUnsetFlag;
+  std::vector<std::string> overrides;
+};
+
+// Every flag of RunArgs (not --out: each command says what its folder holds).
+void add_run_flags(CLI::App* sub, RunArgs& args);
+
+// Flags are shorthands for keys; key=value overrides come last. Validated.
+RunConfig resolve_config(const RunArgs& args);
+
+// One sweep of `config`: checks `out` first, runs every row, writes
+// out/report.json (table, steps, charts) after each, and fills `report`.
+// In a rank started by the launcher it runs that rank's row and returns.
+struct SweepOutcome {
+  int exit_code = 0;    // 1 when a row failed
+  bool wrote = false;   // false in a rank that does not write the report
+};
+SweepOutcome run_and_write(const RunConfig& config, const std::string& out, Report& report);
+
+}  // namespace ftb

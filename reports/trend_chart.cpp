@@ -1,0 +1,80 @@
+#include "reports/trend_chart.h"
+
+#include <cctype>
+#include <cmath>
+
+#include "reports/vega.h"
+
+namespace ftb {
+
+using nlohmann::json;
+
+json trend_chart(const std::string& scenario, Metric m, const std::vector<TrendPoint>& points, int window) {
+  json values = json::array();
+  for (const auto& p : points) {
+    if (!std::isfinite(p.median.estimate)) continue;
+    values.push_back({{"time", p.run.time},
+                      {"commit", p.run.git_commit},
+                      {"machine", p.run.machine},
+                      {"preset", p.run.preset},
+                      {"config", p.run.config_hash},
+                      {"median", p.median.estimate},
+                      {"low", p.median.low},
+                      {"high", p.median.high},
+                      {"repeats", p.median.n},
+                      {"verdict", to_string(p.verdict.outcome)},
+                      {"change", std::isfinite(p.verdict.change) ? json(p.verdict.change) : json(nullptr)}});
+  }
+  const std::string y_title = to_string(m) + " (" + metric_unit(m) + ")";
+  const json x = {{"field", "time"}, {"type", "temporal"}, {"title", "run time (UTC)"}, {"scale", {{"type", "utc"}}}};
+  const json color = {{"field", "machine"}, {"type", "nominal"}, {"title", "machine"}};
+  const json tooltip = json::array({{{"field", "time"}, {"type", "nominal"}, {"title", "time (UTC)"}},
+                                    {{"field", "commit"}},
+                                    {{"field", "machine"}},
+                                    {{"field", "median"}, {"format", ".4g"}},
+                                    {{"field", "low"}, {"format", ".4g"}},
+                                    {{"field", "high"}, {"format", ".4g"}},
+                                    {{"field", "repeats"}},
+                                    {{"field", "verdict"}},
+                                    {{"field", "change"}, {"format", "+.1%"}}});
+  auto marked = [&](const char* verdict, const char* shape, const char* colour) {
+    return json{{"transform", json::array({{{"filter", std::string("datum.verdict === '") + verdict + "'"}}})},
+                {"mark", {{"type", "point"}, {"shape", shape}, {"filled", true}, {"size", 220}, {"color", colour}}},
+                {"encoding", {{"x", x}, {"y", {{"field", "median"}, {"type", "quantitative"}}}, {"tooltip", tooltip}}}};
+  };
+  json spec = {
+      {"$schema", kVegaLiteSchema},
+      {"title",
+       {{"text", scenario + ": " + to_string(m) + " over time"},
+        {"subtitle", "median of each run with its 95 % CI; red triangle: regressed against the previous " +
+                         std::to_string(window) + " runs of its machine and config (ftbench regress's rule), "
+                                                  "green: improved"}}},
+      {"description", "ftbench history trend (generated from the history store)"},
+      {"width", 640},
+      {"data", {{"values", std::move(values)}}},
+      {"layer",
+       json::array({
+           {{"mark", {{"type", "errorbar"}, {"ticks", true}}},
+            {"encoding",
+             {{"x", x},
+              {"y", {{"field", "low"}, {"type", "quantitative"}, {"title", y_title}, {"scale", {{"zero", false}}}}},
+              {"y2", {{"field", "high"}}},
+              {"color", color}}}},
+           {{"mark", {{"type", "line"}, {"point", true}, {"tooltip", true}}},
+            {"encoding",
+             {{"x", x}, {"y", {{"field", "median"}, {"type", "quantitative"}, {"title", y_title}}}, {"color", color},
+              {"tooltip", tooltip}}}},
+           marked("regressed", "triangle-down", "#d62728"),
+           marked("improved", "triangle-up", "#2ca02c"),
+       })},
+  };
+  return spec;
+}
+
+std::string trend_chart_file_name(const std::string& scenario) {
+  std::string safe;
+  for (char c : scenario) safe += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
+  return "trend_" + safe + ".vl.json";
+}
+
+}  // namespace ftb

@@ -1,0 +1,78 @@
+// Reports built in code for the history, regress and export tests: one ok
+// result per scenario whose repeats have the given throughputs, the other
+// metrics derived from them so every column moves together.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "reports/report.h"
+
+namespace ftb::testing {
+
+struct FakeRun {
+  std::string host = "sim";
+  std::string timestamp = "2026-11-01T02:00:00Z";
+  std::string commit = "abc123";
+  std::string preset = "smoke";
+  double lr = 0.001;
+  std::map<std::string, std::vector<double>> throughput;  // scenario -> samples/s per repeat
+  double test_acc = 0.85;
+  int64_t peak_bytes = 100 << 20;
+};
+
+inline Report fake_report(const FakeRun& f) {
+  Report report;
+  report.environment = {{"host", f.host},
+                        {"cpu", {{"model", "Test CPU"}, {"logical_cores", 2}}},
+                        {"gpus", nlohmann::json::array()},
+                        {"timestamp", f.timestamp},
+                        {"git_commit", f.commit}};
+  report.config = {{"preset", f.preset}, {"lr", f.lr}, {"batch_size", 32}, {"out", "out/" + f.timestamp},
+                   {"repeats", 5}, {"workload", {{"prep_time_s", 0.1}, {"train_examples", 1000}}}};
+  for (const auto& [scenario, values] : f.throughput) {
+    ScenarioResult r;
+    r.scenario = scenario;
+    for (double v : values) {
+      RepeatSample s;
+      s.train_samples_per_s = v;
+      s.steady_samples_per_s = 1.05 * v;
+      s.train_tokens_per_s = 100 * v;
+      s.wall_time_s = 12000 / v;
+      s.step_ms_median = 32000 / (1.05 * v);
+      s.train_samples = 12000;
+      s.val_acc = f.test_acc;
+      s.test_acc = f.test_acc;
+      s.peak_bytes = f.peak_bytes;
+      r.repeats.push_back(s);
+    }
+    aggregate_repeats(r);
+    r.val_acc = r.test_acc = f.test_acc;
+    report.results.push_back(r);
+  }
+  return report;
+}
+
+inline nlohmann::json fake_report_json(const FakeRun& f) { return report_to_json(fake_report(f)); }
+
+// A night's repeats: throughput 100 x (1 - slowdown) with multiplicative
+// noise (as tests/test_statistics.cpp's simulation).
+inline std::vector<double> night(std::mt19937_64& rng, double slowdown, int repeats, double noise) {
+  std::normal_distribution<double> n(0, noise);
+  std::vector<double> out;
+  for (int i = 0; i < repeats; ++i) out.push_back(100 * (1 - slowdown) * std::exp(n(rng)));
+  return out;
+}
+
+// "2026-11-DDTHH:00:00Z" for night k (k < 24*28), sortable as text.
+inline std::string night_time(int k) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "2026-11-%02dT%02d:00:00Z", 1 + k / 24, k % 24);
+  return buf;
+}
+
+}  // namespace ftb::testing
