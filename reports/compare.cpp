@@ -21,12 +21,7 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
-std::vector<double> metric_samples(const ScenarioResult& r, Metric m) {
-  std::vector<double> v;
-  for (const auto& s : r.repeats)
-    v.push_back(m == Metric::train_samples_per_s ? s.train_samples_per_s : s.steady_samples_per_s);
-  return v;
-}
+std::vector<double> metric_samples(const ScenarioResult& r, Metric m) { return metric_values(r.repeats, m); }
 
 bool recorded(const std::vector<double>& v) {
   return !v.empty() && std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x) && x > 0; });
@@ -193,10 +188,6 @@ std::string to_string(Verdict v) {
     case Verdict::not_recorded: return "not recorded";
   }
   return "?";
-}
-
-std::string to_string(Metric m) {
-  return m == Metric::train_samples_per_s ? "train_samples_per_s" : "steady_samples_per_s";
 }
 
 MetricComparison compare_metric(Metric metric, const std::vector<double>& reference, const std::vector<double>& other,

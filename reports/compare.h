@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "reports/report.h"
+#include "reports/metrics.h"
 #include "reports/statistics.h"
 
 namespace ftb {
@@ -32,8 +33,7 @@ enum class Verdict { faster, slower, same, n_too_small, not_recorded };
 std::string to_string(Verdict v);  // "faster", "slower", "same within noise", "n too small", "not recorded"
 
 // The two throughputs compared, from each result's per-repeat samples.
-enum class Metric { train_samples_per_s, steady_samples_per_s };
-std::string to_string(Metric m);  // the sample's key
+// The metrics compared (reports/metrics.h names them).
 inline constexpr Metric kMetrics[] = {Metric::train_samples_per_s, Metric::steady_samples_per_s};
 
 struct MetricComparison {

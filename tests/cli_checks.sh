@@ -507,13 +507,13 @@ PY
     expect_error 2 "$tmp/lr.json: config differs from the baseline's" \
       "$ftbench" regress --baseline "$tmp/r1.json" --current "$tmp/lr.json"
     fake_report "$tmp/missing.json" 9 1.0 'del r["results"][0]["wall_time_s"]'
-    expect_error 2 "$tmp/missing.json: results[0]: missing key 'wall_time_s'" \
+    expect_error 2 "$tmp/missing.json: missing key 'results[0].wall_time_s'" \
       "$ftbench" regress --history "$tmp/h.db" --current "$tmp/missing.json"
     fake_report "$tmp/nan.json" 9 1.0 'r["results"][0]["samples"][1]["wall_time_s"] = None'
-    expect_error 2 "$tmp/nan.json: results[0].samples[1].wall_time_s is NaN" \
+    expect_error 2 "$tmp/nan.json: results[0].samples[1].wall_time_s: is NaN" \
       "$ftbench" regress --history "$tmp/h.db" --current "$tmp/nan.json"
     fake_report "$tmp/neg.json" 9 1.0 'r["results"][2]["samples"][0]["step_ms_median"] = -1'
-    expect_error 2 "$tmp/neg.json: results[2].samples[0].step_ms_median is -1" \
+    expect_error 2 "$tmp/neg.json: results[2].samples[0].step_ms_median: is -1" \
       "$ftbench" history add "$tmp/h.db" "$tmp/neg.json"
     expect_error 2 "$tmp/nope.db: no such history file" "$ftbench" regress --history "$tmp/nope.db" --current "$tmp/r1.json"
     cp "$tmp/r1.json" "$tmp/keep.json"

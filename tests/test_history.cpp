@@ -120,11 +120,11 @@ TEST_CASE("history add: a bad report adds nothing (NaN time named, a failed tran
   json nan_time = fake_report_json(run_at(0, {100, 101}));
   nan_time["results"][0]["samples"][1]["wall_time_s"] = nullptr;  // NaN is written as null
   CHECK(error_of([&] { store.add(nan_time, "nan.json"); }) ==
-        "nan.json: results[0].samples[1].wall_time_s is NaN (scenario baseline): a time, rate or size must be a "
-        "finite number >= 0");
+        "nan.json: results[0].samples[1].wall_time_s: is NaN (null in the file); times, throughputs and byte counts "
+        "must be finite and >= 0");
   json negative = fake_report_json(run_at(0, {100, 101}));
   negative["results"][0]["samples"][0]["step_ms_median"] = -3.0;
-  CHECK(error_of([&] { store.add(negative, "neg.json"); }).find("results[0].samples[0].step_ms_median is -3") !=
+  CHECK(error_of([&] { store.add(negative, "neg.json"); }).find("results[0].samples[0].step_ms_median: is -3") !=
         std::string::npos);
   // Two results of one scenario: the second's rows collide with the first's
   // inside the transaction, after the run row was inserted; all of it goes.
