@@ -13,6 +13,7 @@
 #include "core/train/workload.h"
 #include "reports/report.h"
 #include "reports/table.h"
+#include "reports/views.h"
 #include "scenarios/parallel/rank_protocol.h"
 #include "scenarios/sweep.h"
 
@@ -73,7 +74,11 @@ int run(const RunArgs& args) {
     write_run_outputs(out, report);
   });
   if (!sweep.reports()) return sweep.exit_code();
-  std::cout << "\n" << speedup_table_markdown(report) << "\nreport: " << out << "/report.json\n";
+  // The pictures come last: a renderer problem is said once and is no failure.
+  const RenderOutcome views = write_report_views({out, &report, /*beside_report=*/true}, default_renderer());
+  if (!views.rendered) std::cerr << "note: charts not rendered to SVG/PNG: " << views.why_not << "\n";
+  std::cout << "\n" << speedup_table_markdown(report) << "\nreport: " << out << "/report.json\npage:   " << out
+            << "/index.html\n";
   return sweep.exit_code();
 }
 
@@ -81,7 +86,7 @@ int run(const RunArgs& args) {
 
 Command add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
-  auto* sub = app.add_subcommand("run", "run scenarios and write DIR/report.json, table.md, steps.csv, charts/");
+  auto* sub = app.add_subcommand("run", "run scenarios and write DIR/report.json, table.md, steps.csv, charts/, index.html");
   sub->add_option("--preset", args->preset, "smoke (default) | paper | synthetic-full | mfu");
   sub->add_option("--scenarios", args->scenarios, "comma-separated scenario names (default: all; see `list`)");
   sub->add_option("--model", args->model, "Hugging Face model folder (config.json, model.safetensors, vocab.txt)");

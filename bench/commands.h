@@ -17,5 +17,6 @@ Command add_run_command(CLI::App& app);
 Command add_list_command(CLI::App& app);
 Command add_predict_command(CLI::App& app);
 Command add_tokenize_command(CLI::App& app);
+Command add_report_command(CLI::App& app);
 
 }  // namespace ftb

@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "help for every command");
   std::vector<ftb::Command> commands;
   for (auto add : {ftb::add_run_command, ftb::add_list_command, ftb::add_predict_command,
-                   ftb::add_tokenize_command})
+                   ftb::add_tokenize_command, ftb::add_report_command})
     commands.push_back(add(app));
   try {
     app.parse(argc, argv);
