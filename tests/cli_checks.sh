@@ -200,7 +200,9 @@ PY
     ;;
   run_writes_report)
     "$ftbench" run --scenarios baseline --out "$tmp/o" "${tiny[@]}" >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(tail -3 "$tmp/err")"
-    for f in report.json table.md steps.csv; do [ -s "$tmp/o/$f" ] || fail "missing $f"; done
+    for f in report.json table.md steps.csv index.html charts/speedup.vl.json charts/speedup.svg charts/speedup.png; do
+      [ -s "$tmp/o/$f" ] || fail "missing $f"
+    done
     python3 - "$tmp/o/report.json" <<'PY' || fail "report.json misses contract keys"
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -126,7 +126,7 @@ TEST_CASE("chart specs: every row on the axis, skipped and failed rows as labell
   }
 }
 
-TEST_CASE("chart specs: the subtitle names machine, preset and date; bars coloured by precision") {
+TEST_CASE("chart specs: the subtitle names machine, preset and date, and bars are coloured by precision") {
   const ftb::Report report = fixture_report();
   CHECK(ftb::report_subtitle(report) == "AMD EPYC, 2 cores · preset smoke · 2026-11-30");
   for (const auto& [name, spec] : ftb::vega_specs(report)) {
