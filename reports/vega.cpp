@@ -140,7 +140,7 @@ json bar_chart(const Report& report, const std::string& name, json title, const 
                 {{"y", {{"field", "value"}, {"type", "quantitative"}, {"title", y_title}}},
                  {"color", precision_color()},
                  {"tooltip", tooltip}}}};
-  json errors = {{"transform", json::array({{{"filter", "isValid(datum.low) && isValid(datum.high)"}}})},
+  json errors = {{"transform", json::array({{{"filter", "isValid(datum.low) && isValid(datum.high) && datum.high > datum.low"}}})},
                  {"mark", {{"type", "errorbar"}, {"ticks", true}, {"color", "black"}}},
                  {"encoding", {{"y", {{"field", "low"}, {"type", "quantitative"}, {"title", y_title}}},
                                {"y2", {{"field", "high"}}}}}};
@@ -411,7 +411,7 @@ json machine_comparison_spec(const std::vector<std::pair<std::string, const Repo
   std::vector<std::string> lines;
   for (const auto& [label, report] : labelled) {
     machines.push_back(label);
-    lines.push_back(label + ": " + report_subtitle(*report));
+    lines.push_back(label + ": preset " + report_preset(*report));
     for (const auto& r : report->results) {
       if (seen.insert(r.scenario).second) order.push_back(r.scenario);
       json row = row_fields(r);
@@ -433,8 +433,9 @@ json machine_comparison_spec(const std::vector<std::pair<std::string, const Repo
   const json offset = {{"field", "machine"}, {"type", "nominal"}, {"sort", machines}};
   const json color = {{"field", "machine"}, {"type", "nominal"}, {"title", "machine"}, {"sort", machines},
                       {"scale", {{"domain", machines}}}, {"legend", {{"orient", "bottom"}, {"direction", "vertical"}}}};
-  json spec = base_spec("machines", chart_title("training throughput by machine (median, 95 % interval)", lines.empty() ? "" : lines[0],
-                                                std::vector<std::string>(lines.begin() + (lines.empty() ? 0 : 1), lines.end())),
+  json spec = base_spec("machines",
+                        chart_title("training throughput by machine (median, 95 % interval)",
+                                    std::to_string(labelled.size()) + " reports (machine, date): preset", lines),
                         std::move(values));
   spec["encoding"] = {{"x", scenario_axis(order)}};
   json tooltip = json::array({{{"field", "machine"}}, {{"field", "scenario"}},
@@ -447,10 +448,10 @@ json machine_comparison_spec(const std::vector<std::pair<std::string, const Repo
        {"mark", {{"type", "bar"}}},
        {"encoding", {{"y", {{"field", "value"}, {"type", "quantitative"}, {"title", "training samples/s (all ranks)"}}},
                      {"xOffset", offset}, {"color", color}, {"tooltip", tooltip}}}},
-      {{"transform", json::array({{{"filter", "isValid(datum.low) && isValid(datum.high)"}}})},
+      {{"transform", json::array({{{"filter", "isValid(datum.low) && isValid(datum.high) && datum.high > datum.low"}}})},
        {"mark", {{"type", "errorbar"}, {"ticks", true}, {"color", "black"}}},
-       {"encoding", {{"y", {{"field", "low"}, {"type", "quantitative"}}}, {"y2", {{"field", "high"}}},
-                     {"xOffset", offset}}}},
+       {"encoding", {{"y", {{"field", "low"}, {"type", "quantitative"}, {"title", "training samples/s (all ranks)"}}},
+                     {"y2", {{"field", "high"}}}, {"xOffset", offset}}}},
       {{"transform", json::array({{{"filter", "datum.placeholder != ''"}}})},
        {"mark", {{"type", "text"}, {"angle", 270}, {"align", "left"}, {"baseline", "middle"}, {"dx", 4},
                  {"fontStyle", "italic"}, {"color", "#666"}}},
