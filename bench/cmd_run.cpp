@@ -7,6 +7,7 @@
 #include "bench/commands.h"
 #include "bench/run_flags.h"
 #include "reports/table.h"
+#include "reports/views.h"
 
 namespace ftb {
 namespace {
@@ -23,7 +24,12 @@ int run(const RunArgs& args, const std::string& out_flag) {
   const std::string out = out_flag.empty() ? default_out_dir() : out_flag;
   Report report;
   const SweepOutcome done = run_and_write(config, out, report);
-  if (done.wrote) std::cout << "\n" << speedup_table_markdown(report) << "\nreport: " << out << "/report.json\n";
+  if (!done.wrote) return done.exit_code;
+  // The pictures come last: a renderer problem is said once and is no failure.
+  const RenderOutcome views = write_report_views({out, &report, /*beside_report=*/true}, default_renderer());
+  if (!views.rendered) std::cerr << "note: charts not rendered to SVG/PNG: " << views.why_not << "\n";
+  std::cout << "\n" << speedup_table_markdown(report) << "\nreport: " << out << "/report.json\npage:   " << out
+            << "/index.html\n";
   return done.exit_code;
 }
 
@@ -32,7 +38,7 @@ int run(const RunArgs& args, const std::string& out_flag) {
 Command add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto out = std::make_shared<std::string>();
-  auto* sub = app.add_subcommand("run", "run scenarios and write DIR/report.json, table.md, steps.csv, charts/");
+  auto* sub = app.add_subcommand("run", "run scenarios and write DIR/report.json, table.md, steps.csv, charts/, index.html");
   add_run_flags(sub, *args);
   sub->add_option("--out", *out, "report folder (default out/<date-time>)");
   return {sub, [args, out] { return run(*args, *out); }};

@@ -22,5 +22,6 @@ Command add_history_command(CLI::App& app);
 Command add_regress_command(CLI::App& app);
 Command add_calibrate_command(CLI::App& app);
 Command add_export_command(CLI::App& app);
+Command add_report_command(CLI::App& app);
 
 }  // namespace ftb

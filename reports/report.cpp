@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -126,13 +127,77 @@ void write_steps_csv(const std::string& path, const std::vector<ScenarioResult>&
   write_file_atomic(path, steps_csv(results));
 }
 
+void read_steps_csv(const std::string& path, std::vector<ScenarioResult>& results) {
+  std::istringstream in(read_text_file(path));
+  std::string line;
+  auto split = [](const std::string& l) {
+    std::vector<std::string> cells;
+    std::string cell;
+    std::istringstream row(l);
+    while (std::getline(row, cell, ',')) cells.push_back(cell);
+    if (!l.empty() && l.back() == ',') cells.emplace_back();
+    return cells;
+  };
+  if (!std::getline(in, line)) input_error(path, "empty file, expected a steps.csv header");
+  const std::vector<std::string> header = split(line);
+  auto column = [&](const std::string& name, bool required) -> int {
+    for (size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return static_cast<int>(i);
+    if (required) input_error(path, "line 1: no column '" + name + "' in the header");
+    return -1;
+  };
+  const int c_scenario = column("scenario", true), c_step = column("step", true), c_epoch = column("epoch", true),
+            c_ms = column("step_ms", true), c_loss = column("loss", true), c_wait = column("wait_ms", false),
+            c_samples = column("samples", true), c_tokens = column("tokens", false), c_seq = column("seq_len", false);
+  std::map<std::string, ScenarioResult*> by_name;
+  for (auto& r : results) {
+    r.steps.clear();
+    by_name[r.scenario] = &r;
+  }
+  for (size_t n = 2; std::getline(in, line); ++n) {
+    if (line.empty()) continue;
+    const std::vector<std::string> cells = split(line);
+    const std::string where = "line " + std::to_string(n);
+    if (cells.size() != header.size())
+      input_error(path, where + ": " + std::to_string(cells.size()) + " fields, the header has " +
+                            std::to_string(header.size()));
+    auto it = by_name.find(cells[c_scenario]);
+    if (it == by_name.end()) continue;
+    auto number = [&](int c) -> double {
+      if (c < 0) return 0;
+      try {
+        size_t used = 0;
+        const double v = std::stod(cells[c], &used);
+        if (used == cells[c].size()) return v;
+      } catch (const std::exception&) {
+        // "nan" and "inf" are read by stod; anything else is an error below
+      }
+      input_error(path, where + ": column '" + header[c] + "' is not a number: '" + cells[c] + "'");
+    };
+    StepRecord s;
+    s.step = static_cast<int64_t>(number(c_step));
+    s.epoch = static_cast<int64_t>(number(c_epoch));
+    s.step_ms = number(c_ms);
+    s.loss = number(c_loss);
+    s.wait_ms = number(c_wait);
+    s.samples = static_cast<int64_t>(number(c_samples));
+    s.tokens = static_cast<int64_t>(number(c_tokens));
+    s.seq_len = static_cast<int64_t>(number(c_seq));
+    it->second->steps.push_back(s);
+  }
+}
+
+void write_table_and_chart_specs(const std::string& dir, const Report& report) {
+  make_directories(dir + "/charts");
+  for (const auto& [name, spec] : vega_specs(report)) {
+    write_file_atomic(dir + "/charts/" + name + ".vl.json", dump(spec));
+  }
+  write_file_atomic(dir + "/table.md", speedup_table_markdown(report));
+}
+
 void write_run_outputs(const std::string& dir, const Report& report) {
   const std::string root = dir.empty() ? "." : dir;
-  make_directories(root + "/charts");
-  for (const auto& [name, spec] : vega_specs(report)) {
-    write_file_atomic(root + "/charts/" + name + ".vl.json", dump(spec));
-  }
-  write_file_atomic(root + "/table.md", speedup_table_markdown(report));
+  write_table_and_chart_specs(root, report);
   write_steps_csv(root + "/steps.csv", report.results);
   // Last, so that a report.json beside the other files means they are complete.
   write_report(root + "/report.json", report);

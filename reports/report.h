@@ -42,9 +42,18 @@ void write_report(const std::string& path, const Report& report);
 // length the device computed on, so FLOPs can be recomputed from the CSV).
 std::string steps_csv(const std::vector<ScenarioResult>& results);
 void write_steps_csv(const std::string& path, const std::vector<ScenarioResult>& results);
+// Fills each result's steps from a steps.csv written by write_steps_csv (rows
+// of scenarios the report does not have are ignored; columns found by
+// header name, so older files without seq_len read too). InputError naming
+// the file and line for a malformed row.
+void read_steps_csv(const std::string& path, std::vector<ScenarioResult>& results);
+
+// Writes DIR/table.md and DIR/charts/<name>.vl.json (see vega.h); `dir` exists.
+void write_table_and_chart_specs(const std::string& dir, const Report& report);
 
 // Creates `dir` (and parents) and writes report.json, steps.csv, table.md and
-// charts/<name>.vl.json (see vega.h).
+// charts/<name>.vl.json (see vega.h). The rendered charts and index.html come
+// from write_report_views (reports/views.h), once, at the end of a run.
 void write_run_outputs(const std::string& dir, const Report& report);
 
 }  // namespace ftb

@@ -2,10 +2,12 @@
 
 #include "core/text/text_format.h"
 #include "reports/intervals.h"
+#include "reports/report_labels.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <vector>
 
 namespace ftb {
@@ -36,6 +38,53 @@ std::string wall_time(double s) {
   return buf;
 }
 
+// "18.7 % of 0.226 fp32": the MFU and the measured matmul peak it is a
+// fraction of (environment.peak_matmul_tflops, TFLOP/s per device), with the
+// runner's rule: the row's precision's peak, else fp32's (a CPU measures fp32 only).
+std::string mfu_of_peak(const Report& report, const ScenarioResult& r) {
+  if (!std::isfinite(r.mfu) || r.mfu <= 0) return kDash;
+  const std::string pct = printf_str("%.1f %%", r.mfu * 100);
+  const auto env = report.environment.find("peak_matmul_tflops");
+  if (env == report.environment.end() || !env->is_object() || !env->contains("by_precision")) return pct;
+  const auto& peaks = (*env)["by_precision"];
+  for (const std::string& p : {to_string(r.precision), to_string(Precision::fp32)}) {
+    if (peaks.contains(p) && peaks[p].is_number() && peaks[p].get<double>() > 0)
+      return pct + " of " + printf_str("%.3g", peaks[p].get<double>()) + " " + p;
+  }
+  return pct;
+}
+
+// The reference's own results (shared/SEED.md, "The reference's results"):
+// one A100, four for the distributed steps; test accuracy where it gives one.
+struct ReferenceFigure {
+  const char* scenario;
+  double minutes;
+  double test_acc_pct;  // NaN: not given
+  const char* note;
+};
+constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+const ReferenceFigure kReferenceA100[] = {
+    {"baseline", 21.33, 89.92, ""},
+    {"trainer", 21.79, 92.6, "best checkpoint"},
+    {"amp", 8.25, 93.2, ""},
+    {"cuda_graph", 5.6, kNone, "torch.compile warmed up; 8.44 min cold"},
+    {"ddp", 3.07, 93.1, "4 GPUs"},
+    {"sharded", 2.58, kNone, "4 GPUs"},
+    {"zero2", 2.75, 92.6, "4 GPUs, DeepSpeed"},
+    {"fabric", 1.8, kNone, "4 GPUs, zero2 16-mixed"},
+};
+
+// "21.33 min, 89.92 %" (+ its note); "-" for a row the reference does not have.
+std::string reference_figure(const std::string& scenario) {
+  for (const auto& f : kReferenceA100) {
+    if (scenario != f.scenario) continue;
+    std::string s = printf_str("%.4g min", f.minutes);
+    if (std::isfinite(f.test_acc_pct)) s += printf_str(", %.4g %%", f.test_acc_pct);
+    if (*f.note) s += std::string(" (") + f.note + ")";
+    return s;
+  }
+  return kDash;
+}
 
 }  // namespace
 
@@ -60,17 +109,20 @@ std::optional<double> speedup_vs_baseline(const Report& report, const ScenarioRe
   return base->wall_time_s / r.wall_time_s;
 }
 
-std::string speedup_table_markdown(const Report& report, const std::string& baseline) {
+ResultTable speedup_table(const Report& report, const std::string& baseline) {
   struct Column {
     const char* title;
     bool numeric;  // right-aligned
   };
-  const std::vector<Column> columns = {
+  std::vector<Column> columns = {
       {"scenario", false},  {"status", false},     {"device", false},    {"ranks", true},
       {"threads", true},    {"precision", false}, {"optimizer", false}, {"wall time", true},   {"speed-up", true}, {"steady speed-up", true},   {"samples/s", true},
-      {"test acc %", true}, {"val acc %", true},   {"peak MiB", true},   {"MFU %", true},
-      {"note", false},
+      {"test acc %", true}, {"val acc %", true},   {"peak MiB", true},   {"MFU (of peak TFLOP/s)", true},
   };
+  // The paper preset runs the reference's workload: its own figures go beside ours.
+  const bool paper = report_preset(report) == "paper";
+  if (paper) columns.push_back({"reference A100 (SEED.md)", false});
+  columns.push_back({"note", false});
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : report.results) {
     // threads = intra-op threads per rank: on a CPU, ranks x threads is the
@@ -88,7 +140,8 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
       row.push_back(fixed(r.test_acc * 100, "%.2f"));
       row.push_back(fixed(r.val_acc * 100, "%.2f"));
       row.push_back(fixed(static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0), "%.1f", true));
-      row.push_back(fixed(r.mfu * 100, "%.1f", true));
+      row.push_back(mfu_of_peak(report, r));
+      if (paper) row.push_back(reference_figure(r.scenario));
       std::string note = r.reason;
       if (auto g = accuracy_guard(report, r, baseline); g && !g->within)
         note += std::string(note.empty() ? "" : "; ") + "! test accuracy " + printf_str("%+.2f", g->delta_points) +
@@ -105,6 +158,7 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
       row.push_back(note);
     } else {
       for (int i = 0; i < 8; ++i) row.push_back(kDash);
+      if (paper) row.push_back(reference_figure(r.scenario));
       row.push_back(r.reason.empty() ? "(no reason given)" : r.reason);
     }
     rows.push_back(std::move(row));
@@ -119,11 +173,16 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
   table.insert(table.end(), rows.begin(), rows.end());
   int repeats = 0;
   for (const auto& r : report.results) repeats = std::max(repeats, static_cast<int>(r.repeats.size()));
-  return format_table(table, right, TableStyle::markdown) +
-         "\nspeed-up: " + baseline + "'s wall time over the row's (end-to-end, validation included, as the "
+  return {table, right,
+         "speed-up: " + baseline + "'s wall time over the row's (end-to-end, validation included, as the "
          "reference times it); steady speed-up: samples/s at the median step after warm-up over " + baseline +
          "'s. ! marks a test accuracy further from " + baseline + "'s than the preset's tolerance. Medians of up to " + std::to_string(repeats) + " repeat(s); [95 % bootstrap interval] where a row has "
-         "two or more. Times are medians; accuracy and MFU are the last repeat's.\n";
+         "two or more. Times are medians; accuracy and MFU are the last repeat's.\n"};
+}
+
+std::string speedup_table_markdown(const Report& report, const std::string& baseline) {
+  const ResultTable t = speedup_table(report, baseline);
+  return format_table(t.rows, t.right, TableStyle::markdown) + "\n" + t.notes;
 }
 
 std::string result_table_text(const Report& report, const std::string& baseline) {

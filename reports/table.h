@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ftb {
 
@@ -17,6 +18,16 @@ namespace ftb {
 bool speedup_from_throughput(const Report& report, const ScenarioResult& r, const std::string& baseline = "baseline");
 std::optional<double> speedup_vs_baseline(const Report& report, const ScenarioResult& r,
                                           const std::string& baseline = "baseline");
+
+// The table's cells, before formatting: rows[0] is the header, right[c]
+// right-aligns column c, notes is the text under the table. Markdown
+// (table.md, the terminal) and HTML (index.html) are both made from it.
+struct ResultTable {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<bool> right;
+  std::string notes;
+};
+ResultTable speedup_table(const Report& report, const std::string& baseline = "baseline");
 
 // A GitHub-flavoured Markdown table with columns padded so it also reads as
 // plain text. Accuracies and MFU are fractions in the record, percent here.

@@ -444,7 +444,7 @@ TEST_CASE("speed-up table: baseline, a faster row and a skipped row") {
   CHECK_FALSE(std::getline(in, extra));
   CHECK(header.find("| scenario") == 0);
   for (const char* col : {"status", "device", "ranks", "threads", "precision", "wall time", "speed-up", "samples/s",
-                          "test acc %", "val acc %", "peak MiB", "MFU %", "note"}) {
+                          "test acc %", "val acc %", "peak MiB", "MFU (of peak", "note"}) {
     CHECK(header.find(col) != std::string::npos);
   }
   CHECK(rule.find("---:") != std::string::npos);  // numbers right-aligned
@@ -500,34 +500,26 @@ TEST_CASE("speed-up of rows that trained on different sample counts is the sampl
   CHECK(table.find("trained on 2000 samples, baseline on 1000") != std::string::npos);
 }
 
-TEST_CASE("Vega-Lite specs: valid JSON, v5 schema, ok results only, loss subsampled") {
+TEST_CASE("Vega-Lite specs: valid JSON, v5 schema, loss subsampled") {
   ftb::Report report = sample_report();
   // A long run: 2,000 steps, more than the chart keeps.
   report.results[1].steps.clear();
   for (int64_t i = 0; i < 2000; ++i) {
     ftb::StepRecord s;
     s.step = i;
+    s.samples = 12;
     s.loss = 1.0 / static_cast<double>(i + 1);
     report.results[1].steps.push_back(s);
   }
   const auto specs = ftb::vega_specs(report);
-  for (const char* name : {"speedup", "wall_time", "throughput", "test_accuracy", "loss"}) {
+  for (const char* name : ftb::kChartOrder) {
     CAPTURE(name);
     REQUIRE(specs.count(name) == 1);
     const json spec = json::parse(specs.at(name).dump());  // serialisable, and parses back
     CHECK(spec.at("$schema") == "https://vega.github.io/schema/vega-lite/v5.json");
     CHECK(spec.at("data").at("values").is_array());
   }
-  const json& speedup = specs.at("speedup").at("data").at("values");
-  REQUIRE(speedup.size() == 2);  // the skipped cuda_graph row is not plotted
-  CHECK(speedup[0].at("scenario") == "baseline");
-  CHECK(speedup[1].at("scenario") == "amp");
-  CHECK(speedup[1].at("speedup").get<double>() == doctest::Approx(2.5));
-  CHECK(specs.at("wall_time").at("data").at("values").size() == 2);
-  CHECK(specs.at("wall_time").at("encoding").at("x").at("sort") == json::array({"baseline", "amp"}));
-  CHECK(specs.at("test_accuracy").at("data").at("values")[0].at("test_acc_pct").get<double>() ==
-        doctest::Approx(89.92));
-
+  // (placeholders, intervals and the other charts: tests/test_render.cpp)
   const json& loss = specs.at("loss").at("data").at("values");
   size_t amp_points = 0;
   int64_t last_step = -1;
@@ -547,7 +539,8 @@ TEST_CASE("write_run_outputs writes report, steps, table and charts") {
   const std::string out = dir.file("run1/nested");
   ftb::write_run_outputs(out, sample_report());
   for (const char* f : {"report.json", "steps.csv", "table.md", "charts/speedup.vl.json", "charts/loss.vl.json",
-                        "charts/wall_time.vl.json", "charts/throughput.vl.json", "charts/test_accuracy.vl.json"}) {
+                        "charts/wall_time.vl.json", "charts/throughput.vl.json", "charts/test_accuracy.vl.json",
+                        "charts/epochs.vl.json", "charts/step_time.vl.json"}) {
     CAPTURE(f);
     CHECK(is_file(out + "/" + f));
   }

@@ -1,21 +1,74 @@
 #!/usr/bin/env python3
-"""Render a run's Vega-Lite specs (DIR/charts/*.vl.json) to SVG beside them.
+"""Render the Vega-Lite specs of report folders (DIR/charts/*.vl.json) to SVG
+and PNG beside them, all folders in this one process (vl-convert's engine
+starts once, ~1-3 s).
 
-  .venv/bin/pip install vl-convert-python
-  .venv/bin/python tools/render_charts.py out/<run>
+  .venv/bin/pip install -r tools/requirements-render.txt   (tools/setup.sh does)
+  .venv/bin/python tools/render_charts.py DIR...
+
+ftbench runs this at the end of `ftbench run` and in `ftbench report` (with
+the build's .venv python, or $FTB_PYTHON). Every SVG's element ids are
+prefixed with its chart's name, so several SVGs inlined into one HTML page
+never share an id (Vega names clip paths "clip1", "clip2"... in every chart).
+
+Prints one line per file written. Exit status: 0 all rendered; 1 a chart
+failed (the others are still written; stderr names it); 3 vl_convert is not
+importable. Files are replaced atomically (temporary file + rename).
 """
+import os
 import pathlib
+import re
 import sys
 
-import vl_convert as vlc
+PNG_SCALE = 2  # PNG pixels per SVG unit: sharp on high-DPI screens and in slides
 
 
-def main(run_dir: str) -> None:
-    for spec in sorted(pathlib.Path(run_dir, "charts").glob("*.vl.json")):
-        svg = spec.with_suffix("").with_suffix(".svg")
-        svg.write_text(vlc.vegalite_to_svg(spec.read_text()))
-        print(svg)
+def write_atomic(path: pathlib.Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp.{os.getpid()}")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def prefix_ids(svg: str, prefix: str) -> str:
+    """id="x" -> id="PREFIX-x", and every reference to it (url(#x), href="#x")."""
+    ids = set(re.findall(r'\sid="([^"]+)"', svg))
+    if not ids:
+        return svg
+    alt = "|".join(re.escape(i) for i in sorted(ids, key=len, reverse=True))
+    svg = re.sub(r'(\sid=")(' + alt + r')"', lambda m: f'{m.group(1)}{prefix}-{m.group(2)}"', svg)
+    svg = re.sub(r"url\(#(" + alt + r")\)", lambda m: f"url(#{prefix}-{m.group(1)})", svg)
+    return re.sub(r'(href=")#(' + alt + r')"', lambda m: f'{m.group(1)}#{prefix}-{m.group(2)}"', svg)
+
+
+def main(dirs: list) -> int:
+    try:
+        import vl_convert as vlc
+    except ImportError as e:
+        print(f"render_charts.py: vl_convert is not importable with {sys.executable} ({e}); "
+              "install it with: tools/setup.sh", file=sys.stderr)
+        return 3
+    status = 0
+    for d in dirs:
+        for spec_path in sorted(pathlib.Path(d, "charts").glob("*.vl.json")):
+            name = spec_path.name[: -len(".vl.json")]
+            try:
+                spec = spec_path.read_text()
+                svg = prefix_ids(vlc.vegalite_to_svg(spec), name)
+                png = vlc.vegalite_to_png(spec, scale=PNG_SCALE)
+            except Exception as e:  # one bad chart must not cost the others
+                print(f"render_charts.py: {spec_path}: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
+                      file=sys.stderr)
+                status = 1
+                continue
+            for out, data in ((spec_path.with_name(name + ".svg"), svg.encode()),
+                              (spec_path.with_name(name + ".png"), png)):
+                write_atomic(out, data)
+                print(out)
+    return status
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+    sys.exit(main(sys.argv[1:] or ["."]))

@@ -24,12 +24,13 @@ if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 pkgs=(build-essential cmake ninja-build pkg-config git python3-venv
       doctest-dev nlohmann-json3-dev libbenchmark-dev libcli11-dev
       libarchive-dev libutf8proc-dev libcsv-dev libopenblas0-pthread libgloo-dev
-      python3-jsonschema libsqlite3-dev)
+      python3-jsonschema libsqlite3-dev chromium)
 # python3-jsonschema: the tests validate report.json against reports/report.schema.json.
 # libsqlite3-dev: ftbench history (reports/history.cpp).
 # libgloo-dev: c10d's ProcessGroupGloo.hpp includes <gloo/...>, which neither
 # the torch wheel nor libtorch-dev ships. Only declarations are used (every
-# call goes into LibTorch, which carries its own Gloo).
+# call goes into LibTorch, which carries its own Gloo). chromium: a test opens
+# index.html headless (cli.report_page_opens_offline; 122 MB download).
 if [ "${FTB_SYSTEM_TORCH:-0}" = 1 ]; then pkgs+=(libtorch-dev); fi
 missing=()
 for p in "${pkgs[@]}"; do
@@ -63,6 +64,21 @@ else
     "$venv/bin/pip" install -q -r tools/requirements-torch.txt
   fi
   prefix="$("$venv/bin/python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)' 2>/dev/null)"
+fi
+
+# --- chart renderer ---------------------------------------------------------
+# vl-convert (Vega-Lite -> SVG, PNG) in .venv/: the python that ftbench runs
+# tools/render_charts.py with (configured into the build as FTB_PYTHON).
+venv="$root/.venv"
+want_vl="$(grep -E '^vl-convert-python==' tools/requirements-render.txt | cut -d= -f3)"
+have_vl=""
+if [ -x "$venv/bin/python" ]; then
+  have_vl="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("vl-convert-python"))' 2>/dev/null || true)"
+fi
+if [ "$have_vl" != "$want_vl" ]; then
+  log "installing vl-convert-python $want_vl (chart renderer) into .venv"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install -q -r tools/requirements-render.txt
 fi
 
 # --- configure + build ------------------------------------------------------
