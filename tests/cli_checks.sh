@@ -271,7 +271,7 @@ PY
     mkdir -p "$tmp/empty" "$tmp/o"
     expect_error 2 "$tmp/nope.json" "$ftbench" report "$tmp/nope.json" --out "$tmp/o"
     echo '{"schema": "something/else"}' >"$tmp/other.json"
-    expect_error 2 "$tmp/other.json: schema is 'something/else'" "$ftbench" report "$tmp/other.json" --out "$tmp/o"
+    expect_error 2 "$tmp/other.json: schema: 'something/else' is not a report version" "$ftbench" report "$tmp/other.json" --out "$tmp/o"
     echo 'not json' >"$tmp/text.json"
     expect_error 2 "$tmp/text.json: not valid JSON" "$ftbench" report "$tmp/text.json" --out "$tmp/o"
     expect_error 2 "$tmp/empty/report.json: no report.json in this folder" "$ftbench" report "$tmp/empty" --out "$tmp/o"
