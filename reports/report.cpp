@@ -5,6 +5,7 @@
 #include "core/text/files.h"
 #include "core/text/text_format.h"
 #include "reports/intervals.h"
+#include "reports/parity.h"
 #include "reports/report_upgrade.h"
 #include "reports/report_values.h"
 #include "reports/table.h"
@@ -54,6 +55,7 @@ json report_to_json(const Report& report, const std::string& baseline) {
                                {"delta_points", g->delta_points},
                                {"tolerance_points", g->tolerance_points},
                                {"within", g->within}};
+      j["parity"] = parity_json(report, r, baseline);
       if (auto s = speedups_vs(report, r, baseline))
         j["speedup"] = {{"baseline", baseline},
                         {"end_to_end", to_json(s->end_to_end)},

@@ -2,6 +2,7 @@
 
 #include "core/text/text_format.h"
 #include "reports/intervals.h"
+#include "reports/parity.h"
 #include "reports/report_labels.h"
 
 #include <algorithm>
@@ -146,11 +147,9 @@ ResultTable speedup_table(const Report& report, const std::string& baseline) {
       if (auto g = accuracy_guard(report, r, baseline); g && !g->within)
         note += std::string(note.empty() ? "" : "; ") + "! test accuracy " + printf_str("%+.2f", g->delta_points) +
                 " points from " + baseline + "'s (tolerance " + printf_str("%.1f", g->tolerance_points) + ")";
-      // The difference between two rows must be the technique: say when the
-      // optimizer's kernels differ from the baseline's.
-      const ScenarioResult* base = find_result(report, baseline);
-      if (base && &r != base && base->status == Status::ok && !base->optimizer.empty() && r.optimizer != base->optimizer)
-        note += std::string(note.empty() ? "" : "; ") + "optimizer differs from " + baseline + "'s (" + base->optimizer + ")";
+      // The difference between two rows must be the technique: say what else differs.
+      if (const auto d = parity_differences(report, r, baseline); !d.empty())
+        note += std::string(note.empty() ? "" : "; ") + "# beyond its technique: " + describe(d, baseline);
       if (by_throughput)
         note += std::string(note.empty() ? "" : "; ") + "* samples/s ratio: trained on " +
                 std::to_string(r.train_samples) + " samples, baseline on " +
@@ -177,7 +176,8 @@ ResultTable speedup_table(const Report& report, const std::string& baseline) {
          "speed-up: " + baseline + "'s wall time over the row's (end-to-end, validation included, as the "
          "reference times it); steady speed-up: samples/s at the median step after warm-up over " + baseline +
          "'s. ! marks a test accuracy further from " + baseline + "'s than the preset's tolerance. Medians of up to " + std::to_string(repeats) + " repeat(s); [95 % bootstrap interval] where a row has "
-         "two or more. Times are medians; accuracy and MFU are the last repeat's.\n"};
+         "two or more. Times are medians; accuracy and MFU are the last repeat's. # marks a setting that differs "
+         "from " + baseline + "'s beyond what the row's technique changes. Every row: " + shared_settings(report) + ".\n"};
 }
 
 std::string speedup_table_markdown(const Report& report, const std::string& baseline) {

@@ -49,6 +49,7 @@ ScenarioInfo amp_scenario() {
   ScenarioInfo s;
   s.name = kName;
   s.technique = "fp16 autocast + dynamic loss scaling (GradScaler), CUDA only (the reference's step 3)";
+  s.technique_settings = {RowSetting::precision};
   s.precision = Precision::fp16_mixed;
   s.unavailable = amp_unavailable;
   s.run = run_amp;

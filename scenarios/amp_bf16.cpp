@@ -33,6 +33,7 @@ ScenarioInfo amp_bf16_scenario() {
   ScenarioInfo s;
   s.name = kName;
   s.technique = "bf16 autocast, no loss scaling, CPU or CUDA (the reference's step 3, bf16 variant)";
+  s.technique_settings = {RowSetting::precision};
   s.precision = Precision::bf16_mixed;
   s.unavailable = runs_anywhere;
   s.run = run_amp_bf16;

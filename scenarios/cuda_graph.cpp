@@ -130,6 +130,7 @@ ScenarioInfo cuda_graph_scenario() {
   ScenarioInfo s;
   s.name = kName;
   s.technique = "whole training step captured once in a CUDA graph and replayed (the reference's torch.compile row)";
+  s.technique_settings = {RowSetting::optimizer};
   s.aliases = {"compiled"};
   s.unavailable = unavailable;
 #ifdef FTB_WITH_CUDA

@@ -65,6 +65,7 @@ ScenarioInfo fabric_scenario() {
   ScenarioInfo s;
   s.name = kName;
   s.technique = "Fabric-style API (launch, setup, backward) around a plain loop; zero2 + 16-mixed (the reference's step 7)";
+  s.technique_settings = {RowSetting::world_size, RowSetting::threads, RowSetting::precision};
   return ranks_row(s, &RunConfig::fabric_precision, /*cpu_auto=*/Precision::bf16_mixed, run_fabric);
 }
 

@@ -39,6 +39,12 @@ struct ScenarioContext {
 // launcher did).
 enum class RowKind { single_process, ranks };
 
+// Settings a row may differ from baseline in. A row's technique_settings are
+// the ones its technique changes (amp: precision; ddp: ranks and the thread
+// split); any other difference is a parity break that reports/parity.h
+// lists in the report and the table.
+enum class RowSetting { optimizer, precision, world_size, threads, device };
+
 struct ScenarioInfo {
   std::string name;       // = file name = --scenarios name = "scenario" in the report = chart legend
   std::string technique;  // one line for `ftbench list`
@@ -51,6 +57,7 @@ struct ScenarioInfo {
   // the aggregates (medians over repeats, MFU) and catches failures.
   std::function<ScenarioResult(const Workload&, const RunConfig&, const ScenarioContext&)> run;
   Precision precision = Precision::fp32;  // what the row reports, also when skipped
+  std::vector<RowSetting> technique_settings;  // what the technique itself changes (none for baseline)
   // Where the precision depends on the config (distributed rows): overrides `precision`.
   std::function<Precision(const RunConfig&)> precision_of;
 };

@@ -13,6 +13,7 @@ ScenarioInfo zero2_scenario() {
   ScenarioInfo s;
   s.name = "zero2";
   s.technique = "ZeRO-2: gradients reduce-scattered and optimizer state sharded (the reference's step 6)";
+  s.technique_settings = {RowSetting::world_size, RowSetting::threads};
   s.aliases = {"deepspeed_stage_2"};
   return ranks_row(s, &RunConfig::dp_precision, /*cpu_auto=*/Precision::fp32,
                    [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx, const DistEnv& env) {
