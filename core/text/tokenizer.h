@@ -90,12 +90,6 @@ class WordPieceTokenizer {
   int32_t pad_id_ = 0, unk_id_ = 0, cls_id_ = 0, sep_id_ = 0;
 };
 
-// Builds a WordPiece vocabulary from a corpus for the embedded default
-// (smoke preset): the special tokens [PAD] [UNK] [CLS] [SEP] [MASK] first,
-// then every single character seen (as itself and as "##c"), then whole words
-// by frequency, then frequent "##" suffix pieces, until vocab_size entries.
-// Deterministic: ties are broken by the token's bytes.
-std::vector<std::string> build_wordpiece_vocab(const std::vector<std::string>& corpus,
-                                               std::size_t vocab_size);
+// Vocabularies learned from a corpus: core/text/wordpiece_trainer.h.
 
 }  // namespace ftb

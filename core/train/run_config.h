@@ -48,7 +48,11 @@ struct RunConfig {
   int64_t limit = 0;                   // keep the first N shuffled examples; 0 = all
   int64_t synthetic_count = 5000;      // size of the synthetic corpus
   double label_noise = 0.05;
-  int vocab_size = 4000;               // size of a vocabulary built from the corpus
+  // Size of a vocabulary trained from the corpus (WordPiece, when neither
+  // vocab nor model_dir gives one); 0 = auto: until every word seen twice in
+  // the training split is one token, at most kAutoVocabCap entries
+  // (core/text/wordpiece_trainer.h).
+  int vocab_size = 0;
   int prefetch = 2;                    // batches prepared ahead by the loader thread
 
   // Embedded model (used when model_dir is empty); HF DistilBERT names.

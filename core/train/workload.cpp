@@ -30,24 +30,30 @@ Splits load_splits(const RunConfig& c, std::string* source) {
   return split_reference(read_examples(c.data), c.seed, static_cast<std::size_t>(c.limit));
 }
 
-std::shared_ptr<WordPieceTokenizer> load_tokenizer(const RunConfig& c, const Splits& splits,
-                                                   std::string* source) {
+std::shared_ptr<WordPieceTokenizer> load_tokenizer(const RunConfig& c, const Splits& splits, Workload& w) {
   std::string path = c.vocab;
   if (path.empty() && !c.model_dir.empty()) {
     path = (fs::path(c.model_dir) / "vocab.txt").string();
     if (!fs::exists(path)) input_error(path, "model folder has no vocab.txt (pass vocab=FILE)");
   }
   if (!path.empty()) {
-    *source = path;
+    w.vocab_source = path;
     return std::make_shared<WordPieceTokenizer>(WordPieceTokenizer::from_file(path));
   }
   std::vector<std::string> texts;
   texts.reserve(splits.train.size());
   for (const auto& e : splits.train) texts.push_back(e.text);
-  *source = "built from the training split (" + std::to_string(c.vocab_size) + " entries)";
-  return std::make_shared<WordPieceTokenizer>(
-      WordPieceTokenizer::from_tokens(build_wordpiece_vocab(texts, static_cast<std::size_t>(c.vocab_size)),
-                                      "built vocabulary"));
+  WordPieceTrainerOptions options;
+  options.vocab_size = static_cast<std::size_t>(c.vocab_size);
+  w.vocab_training = train_wordpiece(texts, options);
+  w.vocab_auto_size = c.vocab_size == 0;
+  const auto& v = w.vocab_training;
+  w.vocab_source = "trained WordPiece on the training split (" + std::to_string(v.tokens.size()) + " entries" +
+                   (w.vocab_auto_size ? ", auto size" : "") + "; " + std::to_string(v.texts) + " texts, " +
+                   std::to_string(v.distinct_words) + " distinct words)";
+  auto tokenizer = std::make_shared<WordPieceTokenizer>(WordPieceTokenizer::from_tokens(std::move(w.vocab_training.tokens), "trained vocabulary"));
+  w.vocab_training.tokens.clear();
+  return tokenizer;
 }
 
 }  // namespace
@@ -68,7 +74,7 @@ Workload build_workload(const RunConfig& c) {
     input_error(c.data.empty() ? "synthetic_count" : c.data,
                 "empty data set after splitting (" + std::to_string(splits.train.size()) + "/" +
                     std::to_string(splits.val.size()) + "/" + std::to_string(splits.test.size()) + ")");
-  w.tokenizer = load_tokenizer(c, splits, &w.vocab_source);
+  w.tokenizer = load_tokenizer(c, splits, w);
 
   if (!c.model_dir.empty()) {
     w.model_config = read_config((fs::path(c.model_dir) / "config.json").string());
@@ -151,11 +157,32 @@ LoaderOptions Workload::eval_loader_options(const RunConfig& c) const {
   return o;
 }
 
+// How the vocabulary was made: read from a file, or learned here (method,
+// size rule, what it was learned from), so a report says which.
+nlohmann::json Workload::vocab_json() const {
+  if (vocab_training.target_size == 0) return {{"method", "file"}, {"path", vocab_source}, {"size", tokenizer->vocab_size()}};
+  const auto& v = vocab_training;
+  return {
+      {"method", "trained_wordpiece"},
+      {"size", tokenizer->vocab_size()},
+      {"size_rule", vocab_auto_size ? "auto: merge until every word seen min_pair_frequency times is one token, at most " +
+                                          std::to_string(kAutoVocabCap) + " entries"
+                                    : "given (vocab_size)"},
+      {"target_size", v.target_size},
+      {"stopped", v.exhausted ? "no pair left min_pair_frequency times" : "target_size reached"},
+      {"learned_pieces", v.merges},
+      {"min_pair_frequency", v.min_frequency},
+      {"corpus", {{"split", "train"}, {"texts", v.texts}, {"words", v.words}, {"distinct_words", v.distinct_words},
+                  {"alphabet", v.alphabet}}},
+  };
+}
+
 nlohmann::json Workload::describe() const {
   return {
       {"data_source", data_source},
       {"vocab_source", vocab_source},
       {"vocab_size", tokenizer->vocab_size()},
+      {"vocab", vocab_json()},
       {"train_examples", train.size()},
       {"val_examples", val.size()},
       {"test_examples", test.size()},

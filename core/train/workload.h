@@ -14,6 +14,7 @@
 #include "core/model/distilbert.h"
 #include "core/train/run_config.h"
 #include "core/text/tokenizer.h"
+#include "core/text/wordpiece_trainer.h"
 
 namespace ftb {
 
@@ -24,7 +25,11 @@ struct Workload {
   std::shared_ptr<WordPieceTokenizer> tokenizer;
   TokenizedSplit train, val, test;
   std::string data_source;      // "synthetic(n=..., seed=...)" or the path
-  std::string vocab_source;     // file or "built from the training split"
+  std::string vocab_source;     // file or "trained WordPiece on the training split (...)"
+  // How a vocabulary learned from the corpus was made (tokens left empty);
+  // target_size 0 = read from a file.
+  TrainedVocab vocab_training;
+  bool vocab_auto_size = false;  // vocab_size=0: the auto rule chose target_size
   double prep_time_s = 0;
   // With model_dir: the head tensors initialised fresh and the checkpoint's
   // tensors not used (from_pretrained's warning), found while building.
@@ -36,6 +41,7 @@ struct Workload {
   LoaderOptions train_loader_options(const RunConfig& c) const;
   LoaderOptions eval_loader_options(const RunConfig& c) const;
   nlohmann::json describe() const;  // sizes and sources, for the report
+  nlohmann::json vocab_json() const;  // describe()'s "vocab": file, or trained and how
   std::string summary() const;      // one line for the console: sizes, source, vocabulary, time
   // From_pretrained's warning, one line each for fresh and unused tensors; "" without model_dir.
   std::string load_warning() const;
