@@ -4,11 +4,13 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "core/text/errors.h"
+#include "core/text/text_data.h"
 #include "core/text/tokenizer.h"
 #include "core/text/wordpiece_trainer.h"
 
@@ -180,4 +182,50 @@ TEST_CASE("wordpiece trainer: a given size too small for the characters is an er
   } catch (const ftb::InputError& e) {
     CHECK(std::string(e.what()).rfind("vocab_size: ", 0) == 0);
   }
+}
+
+TEST_CASE("wordpiece trainer: on real reviews (the shared archive; skipped when absent)") {
+  const std::string path = FTB_SHARED_DATA_DIR "/imdb-dev-aclImdb.tar.gz";
+  if (!std::filesystem::exists(path)) {
+    MESSAGE("skipped: " << path << " is absent (only the project workspace has it)");
+    return;
+  }
+  const auto splits = ftb::split_reference(ftb::read_examples(path), /*seed=*/123, /*limit=*/4000);
+  std::vector<std::string> train, held_out;
+  for (const auto& e : splits.train) train.push_back(e.text);
+  for (const auto& e : splits.test) held_out.push_back(e.text);
+  const auto v = ftb::train_wordpiece(train);
+  CHECK(v.tokens.size() == ftb::kAutoVocabCap);  // 2,800 reviews already reach the cap
+  const auto tok = WordPieceTokenizer::from_tokens(v.tokens, "trained");
+  for (const char* word : {"the", "movie", "film", "great", "bad", "acting", "wasn", "characters"}) {
+    INFO(std::string(word));
+    CHECK(pieces(tok, word).size() == 1);
+  }
+  // Reviews it never saw: about one piece per word, and [UNK] only for a
+  // word with a character the training reviews never had.
+  const std::set<std::string> alphabet(v.tokens.begin() + 5, v.tokens.begin() + 5 + static_cast<std::ptrdiff_t>(v.alphabet));
+  std::size_t words = 0, n_pieces = 0, unknown = 0, unseen_char_words = 0;
+  for (const auto& text : held_out)
+    for (const auto& word : tok.basic_tokenize(text)) {
+      const auto ids = tok.encode_words(word);
+      ++words;
+      n_pieces += ids.size();
+      if (std::find(ids.begin(), ids.end(), tok.unk_id()) == ids.end()) continue;
+      ++unknown;
+      bool seen = true;
+      for (std::size_t i = 0; i < word.size();) {
+        const std::size_t n = (word[i] & 0x80) == 0 ? 1 : (word[i] & 0xE0) == 0xC0 ? 2 : (word[i] & 0xF0) == 0xE0 ? 3 : 4;
+        seen = seen && alphabet.count(word.substr(i, n)) == 1;
+        i += n;
+      }
+      unseen_char_words += !seen;
+    }
+  CHECK(static_cast<double>(n_pieces) / static_cast<double>(words) < 1.25);
+  CHECK(unknown == unseen_char_words);
+  CHECK(static_cast<double>(unknown) / static_cast<double>(words) < 1e-3);
+  // A rare word comes out as learned sub-words, not letters.
+  const auto p = pieces(tok, "unwatchably");
+  INFO(p.size() << " pieces");
+  CHECK(p.size() <= 4);
+  for (const auto& piece : p) CHECK(piece.size() - (piece.rfind("##", 0) == 0 ? 2 : 0) >= 2);
 }
