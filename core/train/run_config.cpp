@@ -75,7 +75,7 @@ const std::vector<Field>& fields() {
             [](RunConfig& c, const std::string& v) { c.scenarios = split_list(v); }},
       FTB_STR(model_dir, "HF model folder; empty = embedded default"),
       FTB_STR(data, "IMDB archive/folder or CSV; empty = synthetic corpus"),
-      FTB_STR(vocab, "vocab.txt; empty = model_dir's or built from the corpus"),
+      FTB_STR(vocab, "vocab.txt; empty = model_dir's or trained from the corpus (vocab_size)"),
       FTB_STR(device, "auto | cpu | cuda | cuda:N"),
       FTB_NUM(repeats, int, "repeats of each scenario (median reported)"),
       FTB_NUM(world_size, int, "ranks of distributed scenarios; 0 = GPUs on CUDA, 2 on CPU"),
