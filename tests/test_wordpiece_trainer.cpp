@@ -184,7 +184,7 @@ TEST_CASE("wordpiece trainer: a given size too small for the characters is an er
   }
 }
 
-TEST_CASE("wordpiece trainer: on real reviews (the shared archive; skipped when absent)") {
+TEST_CASE("wordpiece trainer: on real reviews of the shared archive (skipped when absent)") {
   const std::string path = FTB_SHARED_DATA_DIR "/imdb-dev-aclImdb.tar.gz";
   if (!std::filesystem::exists(path)) {
     MESSAGE("skipped: " << path << " is absent (only the project workspace has it)");
