@@ -289,11 +289,11 @@ void WordPieceTokenizer::scan(std::string_view text, Sink& sink) const {
     switch (cat) {
       case UTF8PROC_CATEGORY_CC: case UTF8PROC_CATEGORY_CF:
       case UTF8PROC_CATEGORY_CO: case UTF8PROC_CATEGORY_CS:
-        if (cp == 0x85) {  // NEL: White_Space, split on even without clean_text
+        if (options_.clean_text) continue;  // control characters are dropped (Cn is kept, as HF does)
+        if (cp == 0x85) {  // NEL: kept without clean_text, and White_Space for the pre-tokenizer
           if (!flush()) return;
           continue;
         }
-        if (options_.clean_text) continue;  // control characters are dropped (Cn is kept, as HF does)
         break;
       case UTF8PROC_CATEGORY_ZS: case UTF8PROC_CATEGORY_ZL: case UTF8PROC_CATEGORY_ZP:
         if (!flush()) return;
