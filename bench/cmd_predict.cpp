@@ -1,13 +1,13 @@
 // ftbench predict --model DIR --input FILE.jsonl: one {"logits": [...],
 // "label": k} line per input, for {"text": ...} lines (tokenized with the
-// model folder's vocab.txt) or {"input_ids": [...], "attention_mask": [...]}.
+// model folder's tokenizer.json or vocab.txt) or {"input_ids": [...], "attention_mask": [...]}.
 #include <iostream>
 
 #include "bench/commands.h"
 #include "bench/jsonl.h"
 #include "core/model/checkpoint.h"
 #include "core/train/device.h"
-#include "core/text/tokenizer.h"
+#include "core/text/tokenizer_json.h"
 
 namespace ftb {
 namespace {
@@ -35,8 +35,8 @@ int predict(const Args& a) {
     if (j.contains("text")) {
       if (!j.at("text").is_string()) input_error(where, "\"text\" must be a string");
       if (!tok) {
-        std::string vocab = a.vocab.empty() ? a.model + "/vocab.txt" : a.vocab;
-        tok = std::make_unique<WordPieceTokenizer>(WordPieceTokenizer::from_file(vocab));
+        std::string vocab = a.vocab.empty() ? model_tokenizer_file(a.model) : a.vocab;
+        tok = std::make_unique<WordPieceTokenizer>(load_tokenizer_file(vocab));
       }
       for (int32_t id : tok->encode(j.at("text").get<std::string>(), a.max_length)) ids[i].push_back(id);
       masks[i].assign(ids[i].size(), 1);
@@ -89,10 +89,10 @@ int predict(const Args& a) {
 Command add_predict_command(CLI::App& app) {
   auto a = std::make_shared<Args>();
   auto* sub = app.add_subcommand("predict", "classify JSON lines with a Hugging Face-format model folder");
-  sub->add_option("--model", a->model, "model folder (config.json, model.safetensors, vocab.txt)")->required();
+  sub->add_option("--model", a->model, "model folder (config.json, model.safetensors, tokenizer.json or vocab.txt)")->required();
   sub->add_option("--input", a->input, "JSON lines: {\"text\": ...} or {\"input_ids\": [...], \"attention_mask\": [...]}")
       ->required();
-  sub->add_option("--vocab", a->vocab, "vocab.txt (default: the model folder's)");
+  sub->add_option("--vocab", a->vocab, "vocab.txt or tokenizer.json (default: the model folder's)");
   sub->add_option("--max-length", a->max_length, "truncation for text inputs")->check(CLI::Range(2, 1 << 20));
   sub->add_option("--batch-size", a->batch_size, "inputs per forward pass")->check(CLI::PositiveNumber);
   sub->add_option("--device", a->device, "cpu | cuda | cuda:N | auto");

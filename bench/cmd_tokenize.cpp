@@ -4,7 +4,7 @@
 
 #include "bench/commands.h"
 #include "bench/jsonl.h"
-#include "core/text/tokenizer.h"
+#include "core/text/tokenizer_json.h"
 
 namespace ftb {
 
@@ -15,12 +15,12 @@ Command add_tokenize_command(CLI::App& app) {
   };
   auto a = std::make_shared<Args>();
   auto* sub = app.add_subcommand("tokenize", "WordPiece-tokenize {\"text\": ...} lines (HF-compatible)");
-  sub->add_option("--vocab", a->vocab, "vocab.txt (one token per line)")->required();
+  sub->add_option("--vocab", a->vocab, "vocab.txt (one token per line) or tokenizer.json")->required();
   sub->add_option("--input", a->input, "JSON lines with a \"text\" field")->required();
   sub->add_option("--max-length", a->max_length, "truncate to this many tokens, [SEP] kept")
       ->check(CLI::Range(2, 1 << 20));
   return {sub, [a] {
-            const auto tok = WordPieceTokenizer::from_file(a->vocab);
+            const auto tok = load_tokenizer_file(a->vocab);
             const auto lines = read_jsonl(a->input);
             std::vector<std::string> texts;
             for (std::size_t i = 0; i < lines.size(); ++i) {

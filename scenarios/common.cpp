@@ -69,7 +69,7 @@ ScenarioResult result_from_loop(const std::string& scenario, const LoopResult& l
 namespace {
 // Parameters stay fp32 on the device in every precision (autocast casts
 // inside the ops), so the optimizer is built on the moved parameters.
-DistilBertForSequenceClassification model_on(const Workload& w, const torch::Device& device) {
+SequenceClassifier model_on(const Workload& w, const torch::Device& device) {
   auto model = w.make_model();
   model->to(device);
   return model;

@@ -36,7 +36,7 @@ struct SingleProcess {
   const RunConfig& config;
   std::string scenario;
   torch::Device device;
-  DistilBertForSequenceClassification model;
+  SequenceClassifier model;
   AdamKernel adam_kernel;
   std::unique_ptr<torch::optim::Adam> adam;
   torch::optim::Adam& optimizer;

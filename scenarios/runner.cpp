@@ -5,7 +5,7 @@
 
 namespace ftb {
 
-void compute_efficiency(ScenarioResult& r, const DistilBertConfig& model, int64_t warmup_steps,
+void compute_efficiency(ScenarioResult& r, const ModelConfig& model, int64_t warmup_steps,
                         double peak_tflops) {
   double flops = 0, seconds = 0;
   for (const auto& s : r.steps) {

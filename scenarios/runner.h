@@ -34,7 +34,7 @@ ScenarioResult run_scenario(const ScenarioInfo& info, const Workload& workload, 
 
 // Model TFLOP/s over the steps after warm-up, and MFU against `peak_tflops`
 // (0 = unknown, MFU left 0).
-void compute_efficiency(ScenarioResult& r, const DistilBertConfig& model, int64_t warmup_steps,
+void compute_efficiency(ScenarioResult& r, const ModelConfig& model, int64_t warmup_steps,
                         double peak_tflops);
 
 }  // namespace ftb

@@ -115,6 +115,55 @@ case "$case_name" in
     safetensors_edit "$fixtures/golden_model/model.safetensors" "$tmp/m/model.safetensors" '(pre_)?classifier\.'
     expect_error 2 'missing tensors pre_classifier.weight, pre_classifier.bias, classifier.weight and 1 more' \
       "$ftbench" predict --model "$tmp/m" --input "$tmp/in.jsonl" ;;
+  model_type_unknown)
+    model_copy; python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['model_type']='gpt2'; json.dump(c,open(p,'w'))" "$tmp/m/config.json"
+    echo '{"input_ids":[1,2,3]}' >"$tmp/in.jsonl"
+    expect_error 2 'config.json: key "model_type" is "gpt2"; supported: distilbert, bert' \
+      "$ftbench" predict --model "$tmp/m" --input "$tmp/in.jsonl" ;;
+  tokenizer_json_not_wordpiece)
+    # A model folder with tokenizer.json and no vocab.txt: read; a BPE one: refused before any training.
+    model_copy; python3 - "$fixtures/tokenizer_json/cased.json" "$tmp/m/tokenizer.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["model"]["type"] = "BPE"
+json.dump(j, open(sys.argv[2], "w"))
+PY
+    expect_error 2 "tokenizer.json: key 'model.type' is \"BPE\"; only WordPiece tokenizers are supported" \
+      "$ftbench" run --model "$tmp/m" --scenarios baseline --out "$tmp/o" threads=1 synthetic_count=50 ;;
+  checkpoint_neither_layout)
+    model_copy
+    safetensors_edit "$fixtures/golden_model/model.safetensors" "$tmp/m/model.safetensors" 'distilbert\.' gpt.wte.weight=101x32
+    echo '{"input_ids":[1,2,3]}' >"$tmp/in.jsonl"
+    expect_error 2 'model.safetensors: tensors fit neither the distilbert task layout nor the bare body layout (no key "distilbert.embeddings.word_embeddings.weight"' \
+      "$ftbench" predict --model "$tmp/m" --input "$tmp/in.jsonl" ;;
+  tokenizer_json_model_folder)
+    # MiniLM's kind of folder: BERT, tokenizer.json, no vocab.txt, bare-body checkpoint.
+    cp -r "$fixtures/layouts/bert-base" "$tmp/m"
+    python3 - "$fixtures/tokenizer_json/uncased_template.json" "$tmp/m/tokenizer.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["model"]["vocab"] = {t: i for t, i in j["model"]["vocab"].items() if i < 40}  # the model's 40 ids
+j["model"]["vocab"].update({"[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4})
+j["model"]["vocab"] = {t: i for t, i in j["model"]["vocab"].items() if t not in ("[unused0]", "[unused1]", "[unused2]", "[unused3]")}
+j["added_tokens"] = [dict(t, id={"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4}[t["content"]]) for t in j["added_tokens"]]
+j["post_processor"]["special_tokens"] = {"[CLS]": {"id": "[CLS]", "ids": [2], "tokens": ["[CLS]"]},
+                                         "[SEP]": {"id": "[SEP]", "ids": [3], "tokens": ["[SEP]"]}}
+json.dump(j, open(sys.argv[2], "w"))
+PY
+    "$ftbench" run --model "$tmp/m" --scenarios baseline --out "$tmp/o" epochs=1 max_steps=2 eval_max_batches=1 \
+      synthetic_count=200 max_length=20 threads=1 prefetch=1 >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(tail -3 "$tmp/err")"
+    grep -qF "Some weights of BertForSequenceClassification were not initialized from the model checkpoint at $tmp/m/model.safetensors and are newly initialized: classifier.weight, classifier.bias" "$tmp/err" ||
+      fail "no newly-initialized line: $(cat "$tmp/err")"
+    python3 - "$tmp/o/report.json" "$tmp/m/tokenizer.json" <<'PY' || fail "report.json does not record the model and tokenizer"
+import json, sys
+r = json.load(open(sys.argv[1]))
+w = r["config"]["workload"]
+assert w["vocab_source"] == sys.argv[2], w["vocab_source"]
+assert w["model"]["model_type"] == "bert", w["model"]
+assert w["model_load"]["newly_initialized"] == ["classifier.weight", "classifier.bias"], w["model_load"]
+assert r["results"][0]["status"] == "ok", r["results"][0]
+PY
+    ;;
   vocab_without_cls)
     printf '[PAD]\n[UNK]\n[SEP]\nhello\n' >"$tmp/vocab.txt"; echo '{"text":"hello"}' >"$tmp/in.jsonl"
     expect_error 2 vocab.txt "$ftbench" tokenize --vocab "$tmp/vocab.txt" --input "$tmp/in.jsonl" ;;

@@ -6,18 +6,18 @@
 #include "core/text/errors.h"
 #include "core/train/foreach_adam.h"
 #include "core/train/optimizer.h"
-#include "core/model/distilbert.h"
+#include "core/model/classifier.h"
 
 namespace {
 
-ftb::DistilBertConfig tiny() {
-  ftb::DistilBertConfig c;
+ftb::ModelConfig tiny() {
+  ftb::ModelConfig c;
   c.vocab_size = 50, c.dim = 16, c.n_heads = 2, c.hidden_dim = 32, c.n_layers = 1, c.max_position_embeddings = 16;
   c.dropout = c.attention_dropout = c.seq_classif_dropout = 0.0;
   return c;
 }
 
-void loss_backward(ftb::DistilBertForSequenceClassification& m, int step) {
+void loss_backward(ftb::SequenceClassifier& m, int step) {
   torch::manual_seed(100 + step);
   auto ids = torch::randint(1, 50, {4, 8}, torch::kLong);
   auto labels = torch::randint(0, 2, {4}, torch::kLong);
@@ -32,9 +32,9 @@ TEST_CASE("FusedAdam matches torch::optim::Adam step for step") {
     return;
   }
   torch::manual_seed(0);
-  ftb::DistilBertForSequenceClassification a(tiny());
+  auto a = ftb::make_classifier(tiny());
   torch::manual_seed(0);
-  ftb::DistilBertForSequenceClassification b(tiny());
+  auto b = ftb::make_classifier(tiny());
   torch::optim::Adam ref(a->parameters(), torch::optim::AdamOptions(1e-3));
   ftb::FusedAdam fused(b->parameters(), 1e-3);
   for (int step = 0; step < 5; ++step) {
@@ -65,7 +65,7 @@ TEST_CASE("FusedAdam skips the step when found_inf is set, and does not count it
     if (fused && !ftb::fused_adam_available(torch::kCPU)) continue;
     CAPTURE(fused);
     torch::manual_seed(0);
-    ftb::DistilBertForSequenceClassification m(tiny());
+    auto m = ftb::make_classifier(tiny());
     ftb::FusedAdam opt(m->parameters(), 1e-3, fused);
     std::vector<torch::Tensor> before;
     for (const auto& p : m->parameters()) before.push_back(p.detach().clone());
@@ -82,7 +82,7 @@ TEST_CASE("FusedAdam skips the step when found_inf is set, and does not count it
     // ... as the first step: the skipped one did not count (Adam's bias
     // correction of step 2 would move the parameters differently).
     torch::manual_seed(0);
-    ftb::DistilBertForSequenceClassification fresh(tiny());
+    auto fresh = ftb::make_classifier(tiny());
     ftb::FusedAdam once(fresh->parameters(), 1e-3, fused);
     once.zero_grad();
     loss_backward(fresh, 0);
@@ -96,7 +96,7 @@ TEST_CASE("FusedAdam skips the step when found_inf is set, and does not count it
   // Asking for the fused kernel where there is none is an error, not a no-op.
   if (!ftb::fused_adam_available(torch::kCPU)) {
     torch::manual_seed(0);
-    ftb::DistilBertForSequenceClassification m(tiny());
+    auto m = ftb::make_classifier(tiny());
     CHECK_THROWS_AS(ftb::FusedAdam(m->parameters(), 1e-3, true), c10::Error);
     CHECK(std::string(ftb::make_device_adam(m->parameters(), 1e-3, torch::kCPU)->kernel()) == "loop");
   }
@@ -104,9 +104,9 @@ TEST_CASE("FusedAdam skips the step when found_inf is set, and does not count it
 
 TEST_CASE("ForeachAdam (torch.optim.Adam's default on CUDA) matches torch::optim::Adam step for step") {
   torch::manual_seed(0);
-  ftb::DistilBertForSequenceClassification a(tiny());
+  auto a = ftb::make_classifier(tiny());
   torch::manual_seed(0);
-  ftb::DistilBertForSequenceClassification b(tiny());
+  auto b = ftb::make_classifier(tiny());
   torch::optim::Adam ref(a->parameters(), torch::optim::AdamOptions(1e-3));
   auto foreach = ftb::make_adam(b->parameters(), 1e-3, ftb::AdamKernel::foreach);
   CHECK(dynamic_cast<ftb::ForeachAdam*>(foreach.get()) != nullptr);
@@ -121,7 +121,7 @@ TEST_CASE("ForeachAdam (torch.optim.Adam's default on CUDA) matches torch::optim
   auto pa = a->parameters(), pb = b->parameters();
   double worst = 0, moved = 0;
   torch::manual_seed(0);
-  ftb::DistilBertForSequenceClassification init(tiny());
+  auto init = ftb::make_classifier(tiny());
   auto p0 = init->parameters();
   for (std::size_t i = 0; i < pa.size(); ++i) {
     worst = std::max(worst, (pa[i] - pb[i]).abs().max().item<double>());
@@ -142,14 +142,14 @@ TEST_CASE("every Adam kernel of the factory steps as torch::optim::Adam, fused o
   std::vector<ftb::AdamKernel> kernels{ftb::AdamKernel::loop, ftb::AdamKernel::foreach};
   if (ftb::fused_adam_available(torch::kCPU)) kernels.push_back(ftb::AdamKernel::fused);
   torch::manual_seed(0);
-  ftb::DistilBertForSequenceClassification ref_model(tiny());
+  auto ref_model = ftb::make_classifier(tiny());
   torch::optim::Adam ref(ref_model->parameters(), torch::optim::AdamOptions(1e-3));
   for (int step = 0; step < 4; ++step) {
     ref.zero_grad();
     loss_backward(ref_model, step);
     ref.step();
   }
-  auto compare = [&](ftb::DistilBertForSequenceClassification& m) {
+  auto compare = [&](ftb::SequenceClassifier& m) {
     double worst = 0;
     auto pa = ref_model->parameters(), pb = m->parameters();
     for (std::size_t i = 0; i < pa.size(); ++i) worst = std::max(worst, (pa[i] - pb[i]).abs().max().item<double>());
@@ -158,7 +158,7 @@ TEST_CASE("every Adam kernel of the factory steps as torch::optim::Adam, fused o
   for (auto k : kernels) {
     CAPTURE(ftb::to_string(k));
     torch::manual_seed(0);
-    ftb::DistilBertForSequenceClassification m(tiny());
+    auto m = ftb::make_classifier(tiny());
     auto opt = ftb::make_adam(m->parameters(), 1e-3, k);
     for (int step = 0; step < 4; ++step) {
       opt->zero_grad();
@@ -171,7 +171,7 @@ TEST_CASE("every Adam kernel of the factory steps as torch::optim::Adam, fused o
     if (fused && !ftb::fused_adam_available(torch::kCPU)) continue;
     CAPTURE(fused);
     torch::manual_seed(0);
-    ftb::DistilBertForSequenceClassification m(tiny());
+    auto m = ftb::make_classifier(tiny());
     ftb::FusedAdam opt(m->parameters(), 1e-3, fused);
     CHECK(std::string(opt.kernel()) == (fused ? "fused" : "loop"));
     for (int step = 0; step < 4; ++step) {

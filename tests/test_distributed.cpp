@@ -13,7 +13,7 @@
 #include "core/train/optimizer.h"
 #include "scenarios/parallel/data_parallel.h"
 #include "scenarios/parallel/rank_env.h"
-#include "core/model/distilbert.h"
+#include "core/model/classifier.h"
 #include "core/train/workload.h"
 #include "scenarios/parallel/distributed_row.h"
 #include "tests/tiny_config.h"
@@ -49,18 +49,18 @@ std::shared_ptr<ftb::dist::Communicator> join(const ftb::DistEnv& e, const std::
                                          name);
 }
 
-ftb::DistilBertConfig tiny_model() {
-  ftb::DistilBertConfig c;
+ftb::ModelConfig tiny_model() {
+  ftb::ModelConfig c;
   c.vocab_size = 60, c.dim = 16, c.n_heads = 2, c.hidden_dim = 32, c.n_layers = 2, c.max_position_embeddings = 16;
   c.dropout = c.attention_dropout = c.seq_classif_dropout = 0.0;
   return c;
 }
 
-ftb::DistilBertForSequenceClassification make_model() {
+ftb::SequenceClassifier make_model() {
   static std::mutex mu;  // the global generator: one model at a time
   std::lock_guard<std::mutex> lock(mu);
   torch::manual_seed(7);
-  return ftb::DistilBertForSequenceClassification(tiny_model());
+  return ftb::make_classifier(tiny_model());
 }
 
 // Step k's global batch of 2b rows (the same on every rank).
@@ -72,7 +72,7 @@ GlobalBatch global_batch(int step, int64_t rows) {
   return {torch::randint(1, 60, {rows, 12}, g, torch::kLong), torch::randint(0, 2, {rows}, g, torch::kLong)};
 }
 
-torch::Tensor loss_of(ftb::DistilBertForSequenceClassification& m, const torch::Tensor& ids, const torch::Tensor& labels) {
+torch::Tensor loss_of(ftb::SequenceClassifier& m, const torch::Tensor& ids, const torch::Tensor& labels) {
   return torch::cross_entropy_loss(m->forward(ids, torch::ones_like(ids)), labels);
 }
 
@@ -80,7 +80,7 @@ constexpr int kSteps = 4;
 constexpr int64_t kPerRank = 4;
 constexpr double kLr = 1e-3;
 
-std::vector<torch::Tensor> snapshot(ftb::DistilBertForSequenceClassification& m) {
+std::vector<torch::Tensor> snapshot(ftb::SequenceClassifier& m) {
   std::vector<torch::Tensor> out;
   for (const auto& p : m->parameters()) out.push_back(p.detach().clone());
   return out;

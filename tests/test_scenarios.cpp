@@ -13,25 +13,31 @@
 #include "core/text/errors.h"
 #include "tests/tiny_config.h"
 
-TEST_CASE("scenarios: every registered scenario runs or says why it cannot") {
-  const auto config = tiny_config();
-  const auto workload = ftb::build_workload(config);
-  for (const auto& info : ftb::scenario_registry()) {
-    CAPTURE(info.name);
-    auto r = ftb::run_scenario(info, workload, config, {});
-    CHECK(r.scenario == info.name);
-    if (r.status == ftb::Status::skipped) {
-      CHECK(!r.reason.empty());
-      continue;
+TEST_CASE("scenarios: every registered scenario runs or says why it cannot, on either model") {
+  for (const std::string model_type : {"distilbert", "bert"}) {
+    CAPTURE(model_type);
+    auto config = tiny_config();
+    config.model_type = model_type;
+    const auto workload = ftb::build_workload(config);
+    CHECK(ftb::to_string(workload.model_config.type) == model_type);
+    CHECK(workload.make_model()->body_prefix() == model_type + ".");
+    for (const auto& info : ftb::scenario_registry()) {
+      CAPTURE(info.name);
+      auto r = ftb::run_scenario(info, workload, config, {});
+      CHECK(r.scenario == info.name);
+      if (r.status == ftb::Status::skipped) {
+        CHECK(!r.reason.empty());
+        continue;
+      }
+      REQUIRE_MESSAGE(r.status == ftb::Status::ok, r.reason);
+      CHECK(r.steps.size() == 4);
+      CHECK(r.epochs.size() == 1);
+      CHECK(r.wall_time_s > 0);
+      CHECK(r.train_samples_per_s > 0);
+      CHECK(r.test_acc >= 0);
+      CHECK(r.test_acc <= 1);
+      CHECK(r.repeats.size() == 1);
     }
-    REQUIRE_MESSAGE(r.status == ftb::Status::ok, r.reason);
-    CHECK(r.steps.size() == 4);
-    CHECK(r.epochs.size() == 1);
-    CHECK(r.wall_time_s > 0);
-    CHECK(r.train_samples_per_s > 0);
-    CHECK(r.test_acc >= 0);
-    CHECK(r.test_acc <= 1);
-    CHECK(r.repeats.size() == 1);
   }
 }
 

@@ -20,8 +20,8 @@
 namespace {
 
 
-ftb::DistilBertConfig tiny_model_config() {
-  ftb::DistilBertConfig m;
+ftb::ModelConfig tiny_model_config() {
+  ftb::ModelConfig m;
   m.vocab_size = 50, m.max_position_embeddings = 16;
   m.n_layers = 1, m.n_heads = 2, m.dim = 8, m.hidden_dim = 16;
   return m;
@@ -61,7 +61,7 @@ ftb::TrainerResult fit_tiny(const ftb::Workload& w, const ftb::RunConfig& c, boo
 
 TEST_CASE("trainer: BestCheckpoint keeps the best epoch and restores exactly its weights") {
   torch::manual_seed(7);
-  ftb::DistilBertForSequenceClassification model(tiny_model_config());
+  auto model = ftb::make_classifier(tiny_model_config());
   ftb::TempDir tmp("ftb-test-ckpt-");
   const std::string dir = tmp.path() + "/best";
   ftb::BestCheckpoint cb(model, dir);
@@ -106,7 +106,7 @@ TEST_CASE("trainer: BestCheckpoint keeps the best epoch and restores exactly its
 }
 
 TEST_CASE("trainer: BestCheckpoint keeps the earlier epoch on a tie, and nothing without validation") {
-  ftb::DistilBertForSequenceClassification model(tiny_model_config());
+  auto model = ftb::make_classifier(tiny_model_config());
   ftb::TempDir tmp("ftb-test-ckpt-");
   ftb::BestCheckpoint cb(model, tmp.path() + "/best");
   ftb::LoopState state;

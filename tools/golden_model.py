@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Golden outputs of Hugging Face's DistilBertForSequenceClassification.
+"""Golden outputs of Hugging Face's DistilBertForSequenceClassification and
+BertForSequenceClassification.
 
-Builds a small random model (fixed seed), saves it with save_pretrained, and
+For each architecture, builds a small random model (fixed seed), saves it with save_pretrained, and
 records on fixed inputs (with padded rows): eval-mode logits and loss, then the
 parameters and logits after one torch.optim.Adam step (lr 5e-5) in train mode
 with every dropout set to 0. tests/test_model_golden.cpp requires the C++
@@ -9,6 +10,7 @@ model to reproduce them; the test itself needs no Python.
 
   .venv/bin/pip install -r tools/requirements-golden.txt
   .venv/bin/python tools/golden_model.py tests/fixtures/golden_model
+  .venv/bin/python tools/golden_model.py tests/fixtures/golden_bert bert
 """
 import json
 import pathlib
@@ -17,19 +19,33 @@ import sys
 import torch
 import transformers
 from safetensors.torch import save_file
-from transformers import DistilBertConfig, DistilBertForSequenceClassification
+from transformers import (BertConfig, BertForSequenceClassification, DistilBertConfig,
+                          DistilBertForSequenceClassification)
 
 
-def main(out_dir: str) -> None:
-    out = pathlib.Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    torch.manual_seed(1234)
+def make_model(arch: str):
+    if arch == "bert":
+        # type_vocab_size 2 and a non-default eps: both must come from config.json.
+        config = BertConfig(
+            vocab_size=101, max_position_embeddings=40, num_hidden_layers=2, num_attention_heads=4,
+            hidden_size=32, intermediate_size=48, hidden_dropout_prob=0.1,
+            attention_probs_dropout_prob=0.1, type_vocab_size=2, layer_norm_eps=1e-7,
+            num_labels=2, pad_token_id=0, hidden_act="gelu")
+        config._attn_implementation = "eager"
+        return config, BertForSequenceClassification(config)
     config = DistilBertConfig(
         vocab_size=101, max_position_embeddings=40, n_layers=2, n_heads=4, dim=32,
         hidden_dim=48, dropout=0.1, attention_dropout=0.1, seq_classif_dropout=0.2,
         num_labels=2, pad_token_id=0, activation="gelu")
     config._attn_implementation = "eager"
-    model = DistilBertForSequenceClassification(config)
+    return config, DistilBertForSequenceClassification(config)
+
+
+def main(out_dir: str, arch: str) -> None:
+    out = pathlib.Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(1234)
+    config, model = make_model(arch)
     # HF's init is N(0, 0.02) with LayerNorm 1/0: perturb everything so that a
     # swapped or mis-named tensor (e.g. the two LayerNorms of a block) shows up.
     with torch.no_grad():
@@ -83,4 +99,5 @@ def main(out_dir: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/golden_model")
+    main(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/golden_model",
+         sys.argv[2] if len(sys.argv) > 2 else "distilbert")

@@ -6,13 +6,13 @@
 
 #include "core/model/compat.h"
 #include "core/train/flops.h"
-#include "core/model/distilbert.h"
+#include "core/model/classifier.h"
 #include "core/train/train_step.h"
 
 namespace {
 
-ftb::DistilBertConfig small_config(int64_t dim, int64_t layers) {
-  ftb::DistilBertConfig c;
+ftb::ModelConfig small_config(int64_t dim, int64_t layers) {
+  ftb::ModelConfig c;
   c.vocab_size = 4000;
   c.dim = dim;
   c.n_heads = dim / 64 > 0 ? dim / 64 : 1;
@@ -26,7 +26,7 @@ void BM_TrainStep(benchmark::State& state) {
   auto c = small_config(state.range(0), state.range(1));
   const int64_t B = state.range(2), T = state.range(3);
   torch::manual_seed(0);
-  ftb::DistilBertForSequenceClassification model(c);
+  auto model = ftb::make_classifier(c);
   torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(5e-5));
   ftb::Batch b;
   b.input_ids = torch::randint(1, c.vocab_size, {B, T}, torch::kLong);

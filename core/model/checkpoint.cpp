@@ -1,9 +1,7 @@
 #include "core/model/checkpoint.h"
 
-#include <cstdio>
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <unistd.h>
 
 #include "core/text/files.h"
 #include "core/text/errors.h"
@@ -12,19 +10,43 @@
 namespace ftb {
 namespace fs = std::filesystem;
 
-LoadReport load_weights(DistilBertForSequenceClassification& model, const std::string& path,
-                        MissingHead missing_head) {
+namespace {
+
+bool starts_with(const std::string& s, const std::string& head) { return s.rfind(head, 0) == 0; }
+
+// What `model`'s parameter `name` is called in the file: the same name in the
+// task model's layout, without the body prefix in a bare body's. Decided once
+// per file by where the word embeddings are, so a file mixing layouts fails
+// on the tensors it lacks instead of loading half of each.
+std::string body_strip(const SequenceClassifier& model, const SafetensorsFile& file, const std::string& path) {
+  const std::string probe = "embeddings.word_embeddings.weight";
+  const std::string prefix = model->body_prefix();
+  if (file.contains(prefix + probe)) return "";
+  if (file.contains(probe)) return prefix;
+  input_error(path, "tensors fit neither the " + to_string(model->config.type) + " task layout nor the bare " +
+                        "body layout (no key \"" + prefix + probe + "\" or \"" + probe + "\"; config.json says " +
+                        "model_type " + to_string(model->config.type) + ")");
+}
+
+// Tensors from_pretrained drops without a word: buffers older transformers
+// saved (position_ids of BERT's embeddings).
+bool silently_ignored(const std::string& key) {
+  return key.size() >= 12 && key.compare(key.size() - 12, 12, "position_ids") == 0;
+}
+
+}  // namespace
+
+LoadReport load_weights(SequenceClassifier& model, const std::string& path, MissingHead missing_head) {
   const auto file = SafetensorsFile::read(path);
+  const std::string strip = body_strip(model, file, path);
   LoadReport report;
   std::vector<std::string> used, missing;
   torch::NoGradGuard no_grad;
   for (auto& item : model->named_parameters()) {
     const std::string& name = item.key();
-    std::string key = name;
-    if (!file.contains(key) && name.rfind("distilbert.", 0) == 0 && file.contains(name.substr(11)))
-      key = name.substr(11);  // a bare DistilBertModel checkpoint
+    const std::string key = !strip.empty() && starts_with(name, strip) ? name.substr(strip.size()) : name;
     if (!file.contains(key)) {
-      const bool fresh = is_head_parameter(name) && missing_head == MissingHead::initialise;
+      const bool fresh = model->is_head_parameter(name) && missing_head == MissingHead::initialise;
       (fresh ? report.initialised : missing).push_back(name);
       continue;
     }
@@ -46,21 +68,20 @@ LoadReport load_weights(DistilBertForSequenceClassification& model, const std::s
                           (for_inference ? " (predicting needs every tensor of the classification model)" : ""));
   }
   for (const auto& [key, entry] : file.entries())
-    if (std::find(used.begin(), used.end(), key) == used.end()) report.ignored.push_back(key);
+    if (std::find(used.begin(), used.end(), key) == used.end() && !silently_ignored(key))
+      report.ignored.push_back(key);
   return report;
 }
 
-DistilBertForSequenceClassification load_model_dir(const std::string& dir, LoadReport* report,
-                                                   MissingHead missing_head) {
+SequenceClassifier load_model_dir(const std::string& dir, LoadReport* report, MissingHead missing_head) {
   if (!fs::is_directory(dir)) input_error(dir, "model folder does not exist");
-  const auto cfg = read_config((fs::path(dir) / "config.json").string());
-  DistilBertForSequenceClassification model(cfg);
+  auto model = make_classifier(read_config((fs::path(dir) / "config.json").string()));
   auto r = load_weights(model, (fs::path(dir) / "model.safetensors").string(), missing_head);
   if (report) *report = r;
   return model;
 }
 
-void save_model_dir(DistilBertForSequenceClassification& model, const std::string& dir) {
+void save_model_dir(SequenceClassifier& model, const std::string& dir) {
   make_directories(dir);  // POSIX, as every folder ftbench creates (core/text/files.h)
   std::vector<std::pair<std::string, torch::Tensor>> tensors;
   for (const auto& item : model->named_parameters())

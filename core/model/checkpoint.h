@@ -1,12 +1,13 @@
-// Hugging Face model folders: config.json + model.safetensors (+ vocab.txt).
-// We read what transformers writes and write what from_pretrained reads.
+// Hugging Face model folders: config.json + model.safetensors (+ vocab.txt or
+// tokenizer.json). We read what transformers writes and write what
+// from_pretrained reads, for every architecture of core/model/classifier.h.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "core/model/classifier.h"
 #include "core/model/hf_config.h"
-#include "core/model/distilbert.h"
 
 namespace ftb {
 
@@ -20,22 +21,24 @@ struct LoadReport {
 // fresh head (as from_pretrained does); inference must not (random logits).
 enum class MissingHead { initialise, reject };
 
-// Copies the tensors of `safetensors_path` into `model` by HF name. Accepts
-// names with or without the "distilbert." prefix (base-model checkpoints such
-// as distilbert-base-uncased's have the MLM head instead of ours: the
-// classification head then keeps its fresh init, as in from_pretrained).
-// Every body parameter (and with MissingHead::reject every head parameter)
-// must be present with the model's shape, else InputError naming the file and
-// the missing tensors, or the tensor with the wrong shape.
-LoadReport load_weights(DistilBertForSequenceClassification& model, const std::string& safetensors_path,
+// Copies the tensors of `safetensors_path` into `model` by HF name. Two
+// layouts load, decided by where the word embeddings are: the task model's
+// (names with the body prefix "distilbert." / "bert.") and the bare body's
+// (DistilBertModel, BertModel, sentence-transformers), each with or without a
+// head; a masked-LM head (vocab_projector, cls.predictions) is reported as
+// unused. Head parameters missing from the file keep their fresh init (with
+// MissingHead::initialise), as in from_pretrained. A file that fits neither
+// layout, lacks a body tensor, or has one with the wrong shape is an
+// InputError naming the file and the tensor(s).
+LoadReport load_weights(SequenceClassifier& model, const std::string& safetensors_path,
                         MissingHead missing_head = MissingHead::initialise);
 
 // config.json + model.safetensors from `dir` (InputError naming the file).
-DistilBertForSequenceClassification load_model_dir(const std::string& dir, LoadReport* report = nullptr,
-                                                   MissingHead missing_head = MissingHead::initialise);
+SequenceClassifier load_model_dir(const std::string& dir, LoadReport* report = nullptr,
+                                  MissingHead missing_head = MissingHead::initialise);
 
 // Writes dir/config.json and dir/model.safetensors (fp32, HF names), creating
 // dir; each file goes through a temporary file and a rename.
-void save_model_dir(DistilBertForSequenceClassification& model, const std::string& dir);
+void save_model_dir(SequenceClassifier& model, const std::string& dir);
 
 }  // namespace ftb

@@ -1,6 +1,5 @@
 #include "core/model/distilbert.h"
 
-#include <cmath>
 
 #include "core/model/compat.h"
 
@@ -12,7 +11,7 @@ static nn::LayerNormOptions layer_norm_options(int64_t dim) {
   return nn::LayerNormOptions({dim}).eps(1e-12);
 }
 
-EmbeddingsImpl::EmbeddingsImpl(const DistilBertConfig& c) {
+EmbeddingsImpl::EmbeddingsImpl(const ModelConfig& c) {
   word_embeddings = register_module(
       "word_embeddings",
       nn::Embedding(nn::EmbeddingOptions(c.vocab_size, c.dim).padding_idx(c.pad_token_id)));
@@ -29,7 +28,7 @@ torch::Tensor EmbeddingsImpl::forward(const torch::Tensor& input_ids) {
   return dropout(LayerNorm(x));
 }
 
-MultiHeadSelfAttentionImpl::MultiHeadSelfAttentionImpl(const DistilBertConfig& c)
+MultiHeadSelfAttentionImpl::MultiHeadSelfAttentionImpl(const ModelConfig& c)
     : n_heads(c.n_heads) {
   q_lin = register_module("q_lin", nn::Linear(c.dim, c.dim));
   k_lin = register_module("k_lin", nn::Linear(c.dim, c.dim));
@@ -51,7 +50,7 @@ torch::Tensor MultiHeadSelfAttentionImpl::forward(const torch::Tensor& x,
   return out_lin(ctx.transpose(1, 2).reshape({B, T, C}));
 }
 
-FFNImpl::FFNImpl(const DistilBertConfig& c) : gelu(c.activation == "gelu") {
+FFNImpl::FFNImpl(const ModelConfig& c) : gelu(c.activation == "gelu") {
   lin1 = register_module("lin1", nn::Linear(c.dim, c.hidden_dim));
   lin2 = register_module("lin2", nn::Linear(c.hidden_dim, c.dim));
   dropout = register_module("dropout", nn::Dropout(c.dropout));
@@ -63,7 +62,7 @@ torch::Tensor FFNImpl::forward(const torch::Tensor& x) {
   return dropout(lin2(h));                           // (B,T,C)
 }
 
-TransformerBlockImpl::TransformerBlockImpl(const DistilBertConfig& c) {
+TransformerBlockImpl::TransformerBlockImpl(const ModelConfig& c) {
   attention = register_module("attention", MultiHeadSelfAttention(c));
   sa_layer_norm = register_module("sa_layer_norm", nn::LayerNorm(layer_norm_options(c.dim)));
   ffn = register_module("ffn", FFN(c));
@@ -75,7 +74,7 @@ torch::Tensor TransformerBlockImpl::forward(const torch::Tensor& x, const torch:
   return output_layer_norm(ffn(h) + h);
 }
 
-TransformerImpl::TransformerImpl(const DistilBertConfig& c) {
+TransformerImpl::TransformerImpl(const ModelConfig& c) {
   layer = register_module("layer", nn::ModuleList());
   for (int64_t i = 0; i < c.n_layers; ++i) layer->push_back(TransformerBlock(c));
 }
@@ -85,7 +84,7 @@ torch::Tensor TransformerImpl::forward(torch::Tensor x, const torch::Tensor& key
   return x;
 }
 
-DistilBertModelImpl::DistilBertModelImpl(const DistilBertConfig& c) {
+DistilBertModelImpl::DistilBertModelImpl(const ModelConfig& c) {
   embeddings = register_module("embeddings", Embeddings(c));
   transformer = register_module("transformer", Transformer(c));
 }
@@ -98,8 +97,8 @@ torch::Tensor DistilBertModelImpl::forward(const torch::Tensor& input_ids,
 }
 
 DistilBertForSequenceClassificationImpl::DistilBertForSequenceClassificationImpl(
-    const DistilBertConfig& c)
-    : config(c) {
+    const ModelConfig& c)
+    : SequenceClassifierImpl(c) {
   distilbert = register_module("distilbert", DistilBertModel(c));
   pre_classifier = register_module("pre_classifier", nn::Linear(c.dim, c.dim));
   classifier = register_module("classifier", nn::Linear(c.dim, c.num_labels));
@@ -115,24 +114,7 @@ torch::Tensor DistilBertForSequenceClassificationImpl::forward(const torch::Tens
   return classifier(pooled);                             // (B,L)
 }
 
-void DistilBertForSequenceClassificationImpl::init_weights() {
-  torch::NoGradGuard no_grad;
-  const double std = config.initializer_range;
-  for (auto& m : modules(/*include_self=*/false)) {
-    if (auto* lin = m->as<nn::Linear>()) {
-      lin->weight.normal_(0.0, std);
-      lin->bias.zero_();
-    } else if (auto* emb = m->as<nn::Embedding>()) {
-      emb->weight.normal_(0.0, std);
-      if (emb->options.padding_idx()) emb->weight[*emb->options.padding_idx()].zero_();
-    } else if (auto* ln = m->as<nn::LayerNorm>()) {
-      ln->weight.fill_(1.0);
-      ln->bias.zero_();
-    }
-  }
-}
-
-bool is_head_parameter(const std::string& name) {
+bool DistilBertForSequenceClassificationImpl::is_head_parameter(const std::string& name) const {
   return name.rfind("pre_classifier.", 0) == 0 || name.rfind("classifier.", 0) == 0;
 }
 

@@ -8,12 +8,13 @@
 
 #include <torch/torch.h>
 
+#include "core/model/classifier.h"
 #include "core/model/hf_config.h"
 
 namespace ftb {
 
 struct EmbeddingsImpl : torch::nn::Module {
-  explicit EmbeddingsImpl(const DistilBertConfig& c);
+  explicit EmbeddingsImpl(const ModelConfig& c);
   torch::Tensor forward(const torch::Tensor& input_ids);  // (B,T) -> (B,T,C)
 
   torch::nn::Embedding word_embeddings{nullptr};      // (V, C), padding_idx row frozen
@@ -24,7 +25,7 @@ struct EmbeddingsImpl : torch::nn::Module {
 TORCH_MODULE(Embeddings);
 
 struct MultiHeadSelfAttentionImpl : torch::nn::Module {
-  explicit MultiHeadSelfAttentionImpl(const DistilBertConfig& c);
+  explicit MultiHeadSelfAttentionImpl(const ModelConfig& c);
   // x (B,T,C), key_mask (B,1,1,T) bool (true = attend) -> (B,T,C)
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& key_mask);
 
@@ -36,7 +37,7 @@ struct MultiHeadSelfAttentionImpl : torch::nn::Module {
 TORCH_MODULE(MultiHeadSelfAttention);
 
 struct FFNImpl : torch::nn::Module {
-  explicit FFNImpl(const DistilBertConfig& c);
+  explicit FFNImpl(const ModelConfig& c);
   torch::Tensor forward(const torch::Tensor& x);  // (B,T,C) -> (B,T,C)
 
   bool gelu;
@@ -47,7 +48,7 @@ struct FFNImpl : torch::nn::Module {
 TORCH_MODULE(FFN);
 
 struct TransformerBlockImpl : torch::nn::Module {
-  explicit TransformerBlockImpl(const DistilBertConfig& c);
+  explicit TransformerBlockImpl(const ModelConfig& c);
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& key_mask);
 
   MultiHeadSelfAttention attention{nullptr};
@@ -58,7 +59,7 @@ struct TransformerBlockImpl : torch::nn::Module {
 TORCH_MODULE(TransformerBlock);
 
 struct TransformerImpl : torch::nn::Module {
-  explicit TransformerImpl(const DistilBertConfig& c);
+  explicit TransformerImpl(const ModelConfig& c);
   torch::Tensor forward(torch::Tensor x, const torch::Tensor& key_mask);
 
   torch::nn::ModuleList layer{nullptr};  // n_layers x TransformerBlock
@@ -66,7 +67,7 @@ struct TransformerImpl : torch::nn::Module {
 TORCH_MODULE(Transformer);
 
 struct DistilBertModelImpl : torch::nn::Module {
-  explicit DistilBertModelImpl(const DistilBertConfig& c);
+  explicit DistilBertModelImpl(const ModelConfig& c);
   // input_ids (B,T) int64, attention_mask (B,T) int64/bool (1 = token) -> (B,T,C)
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask);
 
@@ -75,24 +76,19 @@ struct DistilBertModelImpl : torch::nn::Module {
 };
 TORCH_MODULE(DistilBertModel);
 
-struct DistilBertForSequenceClassificationImpl : torch::nn::Module {
-  explicit DistilBertForSequenceClassificationImpl(const DistilBertConfig& c);
+// Built through make_classifier (core/model/classifier.h).
+// Built by make_classifier (core/model/classifier.h) for model_type distilbert.
+struct DistilBertForSequenceClassificationImpl : SequenceClassifierImpl {
+  explicit DistilBertForSequenceClassificationImpl(const ModelConfig& c);
   // -> logits (B, L), from the first ([CLS]) token.
-  torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask);
-  // HF's _init_weights: N(0, initializer_range) for Linear/Embedding weights,
-  // zero biases and padding row, LayerNorm 1/0. Uses the global generator.
-  void init_weights();
+  torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask) override;
+  std::string body_prefix() const override { return "distilbert."; }
+  bool is_head_parameter(const std::string& name) const override;
 
-  DistilBertConfig config;
   DistilBertModel distilbert{nullptr};
   torch::nn::Linear pre_classifier{nullptr};  // (C, C)
   torch::nn::Linear classifier{nullptr};      // (L, C)
   torch::nn::Dropout dropout{nullptr};        // seq_classif_dropout
 };
-TORCH_MODULE(DistilBertForSequenceClassification);
-
-// Parameters that the classification head adds on top of a pre-trained
-// DistilBERT body (they are freshly initialised when fine-tuning starts).
-bool is_head_parameter(const std::string& name);
 
 }  // namespace ftb

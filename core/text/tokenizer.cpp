@@ -33,8 +33,7 @@
 namespace ftb {
 namespace {
 
-constexpr int kMaxWordChars = 100;  // HF max_input_chars_per_word
-const char* const kSpecialTokens[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
+constexpr int kStackWordBytes = 4 * 100;  // WordPiece's prefix hashes live on the stack up to this
 
 // What one ASCII byte does in the basic tokenizer.
 enum AsciiClass : uint8_t { kWordByte, kSpace, kPunct, kDrop };
@@ -125,7 +124,7 @@ WordPieceTokenizer WordPieceTokenizer::from_file(const std::string& vocab_path) 
 }
 
 WordPieceTokenizer WordPieceTokenizer::from_tokens(std::vector<std::string> tokens,
-                                                   const std::string& where) {
+                                                   const std::string& where, TokenizerOptions options) {
   if (tokens.size() >= static_cast<std::size_t>(INT32_MAX))
     input_error(where, "too many tokens");
   WordPieceTokenizer t;
@@ -148,15 +147,25 @@ WordPieceTokenizer WordPieceTokenizer::from_tokens(std::vector<std::string> toke
     table_insert(t.word_starts_, t.tokens_, id);
     if (is_suffix(t.tokens_[i])) table_insert(t.suffixes_, t.tokens_, id);
   }
-  int32_t* required[] = {&t.pad_id_, &t.unk_id_, &t.cls_id_, &t.sep_id_};
-  for (int k = 0; k < 5; ++k) {
-    const int32_t id = t.token_id(kSpecialTokens[k]);
-    if (k < 4) {
-      if (id < 0) input_error(where, std::string("vocabulary lacks ") + kSpecialTokens[k]);
-      *required[k] = id;
-    }
-    if (id >= 0) t.special_ids_.push_back(id);
+  if (options.specials.empty())
+    options.specials = {options.pad, options.unk, options.cls, options.sep, "[MASK]"};
+  const std::pair<const std::string*, int32_t*> required[] = {
+      {&options.pad, &t.pad_id_}, {&options.unk, &t.unk_id_}, {&options.cls, &t.cls_id_}, {&options.sep, &t.sep_id_}};
+  for (const auto& [name, id] : required) {
+    *id = t.token_id(*name);
+    if (*id < 0) input_error(where, "vocabulary lacks " + *name);
   }
+  for (const auto& special : options.specials) {
+    const int32_t id = t.token_id(special);
+    if (id < 0 || special.empty()) continue;
+    if (static_cast<unsigned char>(special[0]) >= 128)
+      input_error(where, "special token \"" + special + "\" does not start with an ASCII character");
+    t.special_ids_.push_back(id);
+    t.special_first_byte_[static_cast<unsigned char>(special[0])] = true;
+  }
+  if (options.max_input_chars_per_word < 1)
+    input_error(where, "max_input_chars_per_word must be >= 1");
+  t.options_ = std::move(options);
   return t;
 }
 
@@ -233,9 +242,26 @@ void WordPieceTokenizer::scan(std::string_view text, Sink& sink) const {
   while (i < n) {
     const unsigned char b = p[i];
     if (b < 128) {  // ASCII fast path: most of English review text
-      switch (kAscii.cls[b]) {
+      if (special_first_byte_[b]) {  // a special token written in the text?
+        bool matched = false;
+        for (int32_t id : special_ids_) {
+          const std::string& s = tokens_[id];
+          if (text.compare(i, s.size(), s) == 0) {
+            if (!flush() || !sink.special(id)) return;
+            i += s.size();
+            matched = true;
+            break;
+          }
+        }
+        if (matched) continue;
+      }
+      AsciiClass cls = kAscii.cls[b];
+      // Without clean_text, control bytes stay in the word, except the two
+      // that Unicode counts as White_Space (the pre-tokenizer splits on them).
+      if (cls == kDrop && !options_.clean_text) cls = (b == 0x0B || b == 0x0C) ? kSpace : kWordByte;
+      switch (cls) {
         case kWordByte:
-          word.push_back(kAscii.lower[b]);
+          word.push_back(options_.lowercase ? kAscii.lower[b] : static_cast<char>(b));
           ++word_chars;
           break;
         case kSpace:
@@ -244,19 +270,6 @@ void WordPieceTokenizer::scan(std::string_view text, Sink& sink) const {
         case kDrop:
           break;
         case kPunct:
-          if (b == '[') {  // a special token written in the text?
-            bool matched = false;
-            for (int32_t id : special_ids_) {
-              const std::string& s = tokens_[id];
-              if (text.compare(i, s.size(), s) == 0) {
-                if (!flush() || !sink.special(id)) return;
-                i += s.size();
-                matched = true;
-                break;
-              }
-            }
-            if (matched) continue;
-          }
           if (!lone(b)) return;
           break;
       }
@@ -271,34 +284,48 @@ void WordPieceTokenizer::scan(std::string_view text, Sink& sink) const {
       continue;
     }
     i += static_cast<std::size_t>(len);
-    if (cp == 0xFFFD) continue;
+    if (cp == 0xFFFD && options_.clean_text) continue;
     const auto cat = static_cast<utf8proc_category_t>(utf8proc_get_property(cp)->category);
     switch (cat) {
       case UTF8PROC_CATEGORY_CC: case UTF8PROC_CATEGORY_CF:
       case UTF8PROC_CATEGORY_CO: case UTF8PROC_CATEGORY_CS:
-        continue;  // control characters are dropped (Cn is kept, as HF does)
+        if (options_.clean_text) continue;  // control characters are dropped (Cn is kept, as HF does)
+        if (cp == 0x85) {  // NEL: kept without clean_text, and White_Space for the pre-tokenizer
+          if (!flush()) return;
+          continue;
+        }
+        break;
       case UTF8PROC_CATEGORY_ZS: case UTF8PROC_CATEGORY_ZL: case UTF8PROC_CATEGORY_ZP:
         if (!flush()) return;
         continue;
       default:
         break;
     }
-    // NFD, drop nonspacing marks, lower-case; CJK ideographs only decompose
-    // (compatibility ideographs are canonical singletons) and stand alone.
+    // With strip_accents: NFD, drop nonspacing marks; then lower-case. CJK
+    // ideographs only decompose (compatibility ideographs are canonical
+    // singletons) and stand alone.
     utf8proc_int32_t parts[8];
-    int last_boundclass = 0;
-    auto n_parts = utf8proc_decompose_char(cp, parts, 8, UTF8PROC_DECOMPOSE, &last_boundclass);
-    if (n_parts < 0 || n_parts > 8) {  // cannot happen for valid code points
-      parts[0] = cp;
-      n_parts = 1;
+    utf8proc_ssize_t n_parts = 1;
+    parts[0] = cp;
+    if (options_.strip_accents) {
+      int last_boundclass = 0;
+      n_parts = utf8proc_decompose_char(cp, parts, 8, UTF8PROC_DECOMPOSE, &last_boundclass);
+      if (n_parts < 0 || n_parts > 8) {  // cannot happen for valid code points
+        parts[0] = cp;
+        n_parts = 1;
+      }
+    } else if (options_.lowercase && cp == 0x130) {
+      // Rust's full to_lowercase of U+0130 is "i" + U+0307 (with NFD first,
+      // the decomposition gives the same pair).
+      parts[0] = 'I', parts[1] = 0x307;
+      n_parts = 2;
     }
-    const bool cjk = is_cjk(cp);
+    const bool cjk = options_.handle_chinese_chars && is_cjk(cp);
     for (utf8proc_ssize_t k = 0; k < n_parts; ++k) {
-      if (utf8proc_category(parts[k]) == UTF8PROC_CATEGORY_MN) continue;
+      if (options_.strip_accents && utf8proc_category(parts[k]) == UTF8PROC_CATEGORY_MN) continue;
       // Simple per-code-point lower-case equals Rust's full to_lowercase for
-      // every character that survives NFD (only U+0130 differs, and it
-      // decomposes to I + U+0307 first).
-      const int32_t c = utf8proc_tolower(parts[k]);
+      // every character that survives NFD (only U+0130 differs, handled above).
+      const int32_t c = options_.lowercase ? utf8proc_tolower(parts[k]) : parts[k];
       if (cjk || is_punct(c)) {
         if (!lone(c)) return;
       } else {
@@ -325,14 +352,20 @@ std::vector<std::string> WordPieceTokenizer::basic_tokenize(std::string_view tex
 
 void WordPieceTokenizer::wordpiece(std::string_view word, int n_chars,
                                    std::vector<int32_t>& out) const {
-  if (n_chars > kMaxWordChars) {
+  if (n_chars > options_.max_input_chars_per_word) {
     out.push_back(unk_id_);
     return;
   }
   // FNV-1a is a left fold, so one pass gives the hash of every prefix of
-  // word[start..]: prefix_hash[k] = hash of its first k bytes. A word has at
-  // most 100 characters of at most 4 bytes.
-  uint32_t prefix_hash[4 * kMaxWordChars + 1];
+  // word[start..]: prefix_hash[k] = hash of its first k bytes. A word within
+  // the usual limit (100 characters of at most 4 bytes) needs no allocation.
+  uint32_t stack_hash[kStackWordBytes + 1];
+  std::vector<uint32_t> heap_hash;
+  uint32_t* prefix_hash = stack_hash;
+  if (word.size() > kStackWordBytes) {
+    heap_hash.resize(word.size() + 1);
+    prefix_hash = heap_hash.data();
+  }
   const std::size_t first = out.size();
   std::size_t start = 0;
   while (start < word.size()) {

@@ -1,8 +1,10 @@
 // BERT WordPiece tokenizer, compatible with Hugging Face's BertTokenizer /
-// `tokenizers` BertWordPieceTokenizer for `distilbert-base-uncased`
-// (do_lower_case, strip_accents, tokenize_chinese_chars, max 100 chars/word).
+// `tokenizers` BertWordPieceTokenizer: by default `distilbert-base-uncased`'s
+// settings (do_lower_case, strip_accents, tokenize_chinese_chars, max 100
+// chars/word); a tokenizer.json states its own (TokenizerOptions).
 //
-// Pipeline (as HF's BasicTokenizer + WordpieceTokenizer):
+// Pipeline (as HF's BasicTokenizer + WordpieceTokenizer; each normalising
+// step can be turned off by TokenizerOptions):
 //   clean text (drop control chars / U+FFFD / NUL, whitespace -> ' ')
 //   -> split CJK ideographs into their own words -> whitespace split
 //   -> lower-case + NFD + drop combining marks -> split punctuation
@@ -22,14 +24,31 @@
 
 namespace ftb {
 
+// BertNormalizer's settings, the special tokens and WordPiece's word limit.
+// The defaults are distilbert-base-uncased's (what a bare vocab.txt gets);
+// tokenizer.json states its own (core/text/tokenizer_json.h).
+struct TokenizerOptions {
+  bool clean_text = true;            // drop control characters and U+FFFD
+  bool handle_chinese_chars = true;  // CJK ideographs are words of their own
+  bool strip_accents = true;         // NFD, then drop combining marks (Mn)
+  bool lowercase = true;
+  std::string pad = "[PAD]", unk = "[UNK]", cls = "[CLS]", sep = "[SEP]";
+  // Split out of the raw text whole before normalising ("[SEP]" in a review
+  // is the [SEP] id). Those present in the vocabulary count; each must start
+  // with an ASCII byte. Empty = pad, unk, cls, sep and "[MASK]".
+  std::vector<std::string> specials;
+  int max_input_chars_per_word = 100;  // longer words become unk
+};
+
 class WordPieceTokenizer {
  public:
   // One token per line, id = line number (HF vocab.txt). Throws InputError
   // naming the file when it cannot be read or lacks [PAD]/[UNK]/[CLS]/[SEP].
   static WordPieceTokenizer from_file(const std::string& vocab_path);
-  // `where` names the source in error messages.
+  // `where` names the source in error messages; id = index in `tokens`.
   static WordPieceTokenizer from_tokens(std::vector<std::string> tokens,
-                                        const std::string& where = "vocabulary");
+                                        const std::string& where = "vocabulary",
+                                        TokenizerOptions options = {});
 
   // [CLS] wordpieces... [SEP], truncated so the result has at most
   // max_length ids (the [SEP] is kept, as HF's truncation=True does).
@@ -50,6 +69,7 @@ class WordPieceTokenizer {
   int32_t unk_id() const { return unk_id_; }
   int32_t cls_id() const { return cls_id_; }
   int32_t sep_id() const { return sep_id_; }
+  const TokenizerOptions& options() const { return options_; }
 
  private:
   // Open-addressing hash table whose keys are views into tokens_, so WordPiece
@@ -87,6 +107,8 @@ class WordPieceTokenizer {
   // Special tokens present in the vocabulary: the `tokenizers` library splits
   // these out of the raw text before normalising (so "[SEP]" in text is 102).
   std::vector<int32_t> special_ids_;
+  bool special_first_byte_[128] = {};  // some special token starts with this byte
+  TokenizerOptions options_;
   int32_t pad_id_ = 0, unk_id_ = 0, cls_id_ = 0, sep_id_ = 0;
 };
 

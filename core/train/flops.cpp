@@ -7,12 +7,12 @@
 
 namespace ftb {
 
-int64_t matmul_params(const DistilBertConfig& c) {
+int64_t matmul_params(const ModelConfig& c) {
   const int64_t C = c.dim, F = c.hidden_dim, L = c.n_layers;
   return L * (4 * C * C + 2 * C * F) + C * C + C * c.num_labels;
 }
 
-double train_step_flops(const DistilBertConfig& c, int64_t B, int64_t T) {
+double train_step_flops(const ModelConfig& c, int64_t B, int64_t T) {
   const double tokens = static_cast<double>(B) * T;
   const double per_token = 6.0 * static_cast<double>(matmul_params(c)) +
                            12.0 * static_cast<double>(c.n_layers) * c.dim * T;

@@ -15,9 +15,9 @@ namespace ftb {
 // excluded: lookups, not matmuls) plus 12 L C T per token for attention
 // (QK^T and AV, forward and backward). Padded positions are computed, so T is
 // the padded length.
-double train_step_flops(const DistilBertConfig& c, int64_t B, int64_t T);
+double train_step_flops(const ModelConfig& c, int64_t B, int64_t T);
 // Parameters in matmul weights (per layer 4C^2 + 2CF, head C^2 + CL, biases excluded).
-int64_t matmul_params(const DistilBertConfig& c);
+int64_t matmul_params(const ModelConfig& c);
 
 // Best of `reps` square (n x n) matmuls in `dtype` on `device`, in TFLOP/s:
 // the measured peak MFU is reported against (no vendor table: a CPU or GPU we

@@ -17,9 +17,13 @@ namespace ftb {
 struct RunConfig {
   std::string preset = "smoke";
   std::vector<std::string> scenarios;  // empty = every registered scenario
-  std::string model_dir;  // HF folder (config.json, model.safetensors, vocab.txt); "" = embedded default
+  std::string model_dir;  // HF folder (config.json, model.safetensors, vocab.txt or tokenizer.json); "" = embedded default
+  // With model_dir: "pretrained" loads its weights (from_pretrained), "random"
+  // keeps the architecture and tokenizer but starts from fresh weights
+  // (from_config): the control run for what pre-training buys.
+  std::string init = "pretrained";
   std::string data;       // IMDB archive/folder, CSV, or train/val/test.csv folder; "" = synthetic
-  std::string vocab;      // vocab.txt; "" = model_dir/vocab.txt, else built from the training text
+  std::string vocab;      // vocab.txt or tokenizer.json; "" = model_dir's, else built from the training text
   std::string device = "auto";
   int repeats = 1;
   int world_size = 0;  // ranks of the distributed scenarios; 0 = auto (GPUs on CUDA, 2 on CPU)
@@ -55,7 +59,9 @@ struct RunConfig {
   int vocab_size = 0;
   int prefetch = 2;                    // batches prepared ahead by the loader thread
 
-  // Embedded model (used when model_dir is empty); HF DistilBERT names.
+  // Embedded model (used when model_dir is empty); HF DistilBERT names for
+  // either family (for bert: hidden_size, num_hidden_layers, ...).
+  std::string model_type = "distilbert";  // distilbert | bert
   int dim = 768, n_layers = 6, n_heads = 12, hidden_dim = 3072;
   double dropout = 0.1;
   int model_vocab_size = 0;  // 0 = the tokenizer's vocabulary size
@@ -81,7 +87,9 @@ std::string to_string(PeakSource s);
 // Presets: smoke (default, tiny model on the synthetic corpus, minutes on 2
 // cores), paper (the reference's workload; needs --model and --data),
 // synthetic-full (full-size DistilBERT on synthetic data: compare GPUs without
-// downloads), mfu (full-size shape, 1 warm-up + 3 timed steps).
+// downloads), mfu (full-size shape, 1 warm-up + 3 timed steps),
+// pretrained-small (the reference's recipe from a small pre-trained BERT-family
+// folder, tools/get_pretrained.sh, on IMDB: about 30 minutes on 2 cores).
 RunConfig preset_config(const std::string& name);  // InputError naming --preset
 std::vector<std::string> preset_names();
 

@@ -7,7 +7,7 @@
 
 namespace ftb {
 
-LoopResult run_fine_tuning(DistilBertForSequenceClassification& model, Loaders loaders,
+LoopResult run_fine_tuning(SequenceClassifier& model, Loaders loaders,
                            const LoopOptions& options, const StepFn& step,
                            const std::vector<LoopCallback*>& callbacks,
                            const EvalForward& eval_forward) {

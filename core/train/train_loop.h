@@ -67,7 +67,7 @@ struct LoopResult {
 
 // Runs the loop; the test pass happens after on_train_end (so a callback can
 // restore the best checkpoint first) and outside the timed region.
-LoopResult run_fine_tuning(DistilBertForSequenceClassification& model, Loaders loaders,
+LoopResult run_fine_tuning(SequenceClassifier& model, Loaders loaders,
                            const LoopOptions& options, const StepFn& step,
                            const std::vector<LoopCallback*>& callbacks,
                            const EvalForward& eval_forward = nullptr);

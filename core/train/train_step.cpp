@@ -11,7 +11,7 @@ Batch to_device(const Batch& b, const torch::Device& device) {
   return out;
 }
 
-std::pair<torch::Tensor, torch::Tensor> forward_loss(DistilBertForSequenceClassification& model,
+std::pair<torch::Tensor, torch::Tensor> forward_loss(SequenceClassifier& model,
                                                      const Batch& batch) {
   auto logits = model->forward(batch.input_ids, batch.attention_mask);  // (B,L)
   // fp32 loss even when the forward ran in reduced precision (as autocast does).
@@ -20,7 +20,7 @@ std::pair<torch::Tensor, torch::Tensor> forward_loss(DistilBertForSequenceClassi
   return {loss, correct};
 }
 
-StepOutput train_step(DistilBertForSequenceClassification& model, torch::optim::Optimizer& optimizer,
+StepOutput train_step(SequenceClassifier& model, torch::optim::Optimizer& optimizer,
                       const Batch& batch) {
   optimizer.zero_grad();
   auto [loss, correct] = forward_loss(model, batch);
@@ -29,7 +29,7 @@ StepOutput train_step(DistilBertForSequenceClassification& model, torch::optim::
   return {loss.detach(), correct};
 }
 
-EvalResult evaluate(DistilBertForSequenceClassification& model, BatchLoader& loader,
+EvalResult evaluate(SequenceClassifier& model, BatchLoader& loader,
                     const torch::Device& device, int64_t max_batches, const EvalForward& forward,
                     const SumAcrossRanks& sum_across_ranks) {
   const bool was_training = model->is_training();

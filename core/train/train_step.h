@@ -7,7 +7,7 @@
 #include <functional>
 
 #include "core/train/batching.h"
-#include "core/model/distilbert.h"
+#include "core/model/classifier.h"
 
 namespace ftb {
 
@@ -22,11 +22,11 @@ Batch to_device(const Batch& b, const torch::Device& device);
 
 // logits = model(ids, mask); loss = cross_entropy(logits, labels).
 // Returns the loss with its graph (for backward) and the correct count.
-std::pair<torch::Tensor, torch::Tensor> forward_loss(DistilBertForSequenceClassification& model,
+std::pair<torch::Tensor, torch::Tensor> forward_loss(SequenceClassifier& model,
                                                      const Batch& batch);
 
 // The reference's plain step: zero_grad, forward, backward, optimizer step.
-StepOutput train_step(DistilBertForSequenceClassification& model, torch::optim::Optimizer& optimizer,
+StepOutput train_step(SequenceClassifier& model, torch::optim::Optimizer& optimizer,
                       const Batch& batch);
 
 struct EvalResult {
@@ -40,7 +40,7 @@ using EvalForward = std::function<std::pair<torch::Tensor, torch::Tensor>(const 
 using SumAcrossRanks = std::function<void(torch::Tensor&)>;
 // Eval mode, no grad, over the loader's epoch 0 (max_batches 0 = all); the
 // model's training flag is restored afterwards.
-EvalResult evaluate(DistilBertForSequenceClassification& model, BatchLoader& loader,
+EvalResult evaluate(SequenceClassifier& model, BatchLoader& loader,
                     const torch::Device& device, int64_t max_batches,
                     const EvalForward& forward = nullptr, const SumAcrossRanks& sum_across_ranks = nullptr);
 

@@ -65,7 +65,7 @@ DeterministicMode::~DeterministicMode() {
 
 // ---- trainer ------------------------------------------------------------------
 
-TrainerResult Trainer::fit(DistilBertForSequenceClassification& model, Loaders loaders, const StepFn& step,
+TrainerResult Trainer::fit(SequenceClassifier& model, Loaders loaders, const StepFn& step,
                            const EvalForward& eval_forward) {
   TrainerResult r;
   {
@@ -81,7 +81,7 @@ TrainerResult Trainer::fit(DistilBertForSequenceClassification& model, Loaders l
 
 // ---- best checkpoint ------------------------------------------------------------
 
-BestCheckpoint::BestCheckpoint(DistilBertForSequenceClassification model, std::string dir)
+BestCheckpoint::BestCheckpoint(SequenceClassifier model, std::string dir)
     : model_(std::move(model)), dir_(std::move(dir)) {}
 
 void BestCheckpoint::on_train_start(const LoopState&) {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/model/distilbert.h"
+#include "core/model/classifier.h"
 #include "core/train/train_loop.h"
 
 namespace ftb {
@@ -84,7 +84,7 @@ class Trainer {
 
   // Trains, validates each epoch, then (after on_train_end, where a
   // BestCheckpoint restores the best weights) runs the test pass.
-  TrainerResult fit(DistilBertForSequenceClassification& model, Loaders loaders, const StepFn& step,
+  TrainerResult fit(SequenceClassifier& model, Loaders loaders, const StepFn& step,
                     const EvalForward& eval_forward = nullptr);
 
  private:
@@ -99,7 +99,7 @@ class Trainer {
 // back into the model in on_train_end, i.e. before the test pass.
 class BestCheckpoint : public TrainerCallback {
  public:
-  BestCheckpoint(DistilBertForSequenceClassification model, std::string dir);
+  BestCheckpoint(SequenceClassifier model, std::string dir);
   void on_train_start(const LoopState&) override;
   void on_validation_end(const LoopState&, const EpochRecord& e) override;
   void on_train_end(const LoopState&) override;
@@ -110,7 +110,7 @@ class BestCheckpoint : public TrainerCallback {
   const std::string& dir() const { return dir_; }
 
  private:
-  DistilBertForSequenceClassification model_;  // shares the module
+  SequenceClassifier model_;  // shares the module
   std::string dir_;
   int64_t best_epoch_ = 0, restored_epoch_ = 0, written_ = 0;
   double best_val_acc_ = 0, write_s_ = 0, restore_s_ = 0;

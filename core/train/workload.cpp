@@ -32,13 +32,10 @@ Splits load_splits(const RunConfig& c, std::string* source) {
 
 std::shared_ptr<WordPieceTokenizer> load_tokenizer(const RunConfig& c, const Splits& splits, Workload& w) {
   std::string path = c.vocab;
-  if (path.empty() && !c.model_dir.empty()) {
-    path = (fs::path(c.model_dir) / "vocab.txt").string();
-    if (!fs::exists(path)) input_error(path, "model folder has no vocab.txt (pass vocab=FILE)");
-  }
+  if (path.empty() && !c.model_dir.empty()) path = model_tokenizer_file(c.model_dir);
   if (!path.empty()) {
     w.vocab_source = path;
-    return std::make_shared<WordPieceTokenizer>(WordPieceTokenizer::from_file(path));
+    return std::make_shared<WordPieceTokenizer>(load_tokenizer_file(path));
   }
   std::vector<std::string> texts;
   texts.reserve(splits.train.size());
@@ -63,6 +60,7 @@ Workload build_workload(const RunConfig& c) {
   Workload w;
   w.seed = c.seed;
   w.model_dir = c.model_dir;
+  w.random_init = c.init == "random";
   if (c.model_dir.empty() && c.preset == "paper")
     input_error("--model", "preset paper needs a distilbert-base-uncased folder (config.json, "
                            "model.safetensors, vocab.txt)");
@@ -80,12 +78,14 @@ Workload build_workload(const RunConfig& c) {
     w.model_config = read_config((fs::path(c.model_dir) / "config.json").string());
   } else {
     auto& m = w.model_config;
+    m.type = parse_model_type(c.model_type, "model_type");
     m.vocab_size = c.model_vocab_size > 0 ? c.model_vocab_size : static_cast<int64_t>(w.tokenizer->vocab_size());
     m.dim = c.dim, m.n_layers = c.n_layers, m.n_heads = c.n_heads, m.hidden_dim = c.hidden_dim;
     m.dropout = m.attention_dropout = c.dropout;
     // dropout=0 turns every dropout off (the classifier's too, HF's 0.2
     // otherwise): what tests comparing two runs step for step need.
     if (c.dropout == 0) m.seq_classif_dropout = 0;
+    if (m.type == ModelType::bert) m.seq_classif_dropout = c.dropout;  // HF's classifier_dropout=None
     m.max_position_embeddings = std::max(512, c.max_length);
     m.pad_token_id = w.tokenizer->pad_id();
     validate_config(m, "embedded model config");
@@ -105,7 +105,7 @@ Workload build_workload(const RunConfig& c) {
   check_trains(w, c, 1);
   // Loaded once here, not only in each row: a checkpoint that does not fit
   // fails before any training, and what it lacks or has extra is known.
-  if (!w.model_dir.empty()) w.make_model(&w.model_load);
+  if (!w.model_dir.empty() && !w.random_init) w.make_model(&w.model_load);
   w.prep_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return w;
 }
@@ -121,14 +121,14 @@ void check_trains(const Workload& w, const RunConfig& c, int world_size) {
                                 " (" + split + "); no training step would run");
 }
 
-DistilBertForSequenceClassification Workload::make_model(LoadReport* load) const {
+SequenceClassifier Workload::make_model(LoadReport* load) const {
   // Same seed -> same initial weights for every scenario and every rank. The
   // global generator is shared: one model at a time (tests run ranks as
   // threads of one process).
   static std::mutex mu;
   std::lock_guard<std::mutex> lock(mu);
   seed_everything(seed);
-  if (model_dir.empty()) return DistilBertForSequenceClassification(model_config);
+  if (model_dir.empty() || random_init) return make_classifier(model_config);
   return load_model_dir(model_dir, load);
 }
 
@@ -189,6 +189,7 @@ nlohmann::json Workload::describe() const {
       {"train_tokens", train.token_count()},
       {"model", config_to_json(model_config)},
       {"model_dir", model_dir},
+      {"init", model_dir.empty() || random_init ? "random" : "pretrained"},
       {"prep_time_s", prep_time_s},
       // Names as from_pretrained reports them (empty lists without model_dir).
       {"model_load", {{"newly_initialized", model_load.initialised}, {"unused", model_load.ignored}}},
@@ -206,7 +207,7 @@ std::string Workload::load_warning() const {
   const std::string file = (fs::path(model_dir) / "model.safetensors").string();
   std::string out;
   if (!model_load.initialised.empty())
-    out += "Some weights of DistilBertForSequenceClassification were not initialized from the model checkpoint at " +
+    out += "Some weights of " + architecture_name(model_config.type) + " were not initialized from the model checkpoint at " +
            file + " and are newly initialized: " + names_for_message(model_load.initialised, 8) + "\n";
   if (!model_load.ignored.empty())
     out += "Some weights of the model checkpoint at " + file +

@@ -11,16 +11,18 @@
 #include "core/train/batching.h"
 #include "core/model/checkpoint.h"
 #include "core/model/hf_config.h"
-#include "core/model/distilbert.h"
+#include "core/model/classifier.h"
 #include "core/train/run_config.h"
 #include "core/text/tokenizer.h"
 #include "core/text/wordpiece_trainer.h"
+#include "core/text/tokenizer_json.h"
 
 namespace ftb {
 
 struct Workload {
-  DistilBertConfig model_config;
+  ModelConfig model_config;
   std::string model_dir;        // "" = random init (embedded default)
+  bool random_init = false;     // with model_dir: its architecture, fresh weights (init=random)
   uint64_t seed = 123;
   std::shared_ptr<WordPieceTokenizer> tokenizer;
   TokenizedSplit train, val, test;
@@ -37,7 +39,7 @@ struct Workload {
 
   // A fresh model with this workload's initial weights: the same for every
   // scenario and rank (seeded), loaded from model_dir when given.
-  DistilBertForSequenceClassification make_model(LoadReport* load = nullptr) const;
+  SequenceClassifier make_model(LoadReport* load = nullptr) const;
   LoaderOptions train_loader_options(const RunConfig& c) const;
   LoaderOptions eval_loader_options(const RunConfig& c) const;
   nlohmann::json describe() const;  // sizes and sources, for the report

@@ -45,7 +45,7 @@ dist::DataParallel& Fabric::strategy() {
   return *dp_;
 }
 
-FabricOptimizer& Fabric::setup(DistilBertForSequenceClassification& model, AdamConfig adam) {
+FabricOptimizer& Fabric::setup(SequenceClassifier& model, AdamConfig adam) {
   if (!comm_) throw std::logic_error("Fabric::setup: call launch() first");
   if (dp_) throw std::logic_error("Fabric::setup: one model per Fabric");
   model->to(device_);  // parameters stay fp32 in every precision (autocast casts inside the ops)

@@ -31,7 +31,7 @@
 #include "scenarios/parallel/data_parallel.h"
 #include "scenarios/parallel/rank_env.h"
 #include "core/train/grad_scaler.h"
-#include "core/model/distilbert.h"
+#include "core/model/classifier.h"
 
 namespace ftb {
 
@@ -84,7 +84,7 @@ class Fabric {
   // Moves the model to this rank's device, packs its parameters for the
   // strategy (rank 0's weights broadcast to all) and builds the Adam
   // optimizer, sharded as the strategy says.
-  FabricOptimizer& setup(DistilBertForSequenceClassification& model, AdamConfig adam);
+  FabricOptimizer& setup(SequenceClassifier& model, AdamConfig adam);
   // The loader options for this rank's shard of the data.
   LoaderOptions setup_dataloader(LoaderOptions options) const;
 
