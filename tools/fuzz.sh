@@ -75,10 +75,11 @@ for t in "${targets[@]}"; do
   [ -n "$d" ] && args+=(-dict="$d")
   rc=0
   "$build/$t" "${args[@]}" "$corpus" >"$build/$t.log" 2>&1 || rc=$?
-  execs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/$t.log" | grep -o '[0-9]*$' | tail -n 1)"
-  last="$(grep -E '^#[0-9]+' "$build/$t.log" | tail -n 1)"
-  cov="$(echo "$last" | grep -o 'cov: [0-9]*' | grep -o '[0-9]*$')"
-  ft="$(echo "$last" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*$')"
+  # (|| true: a run that stops on its first input prints no status line)
+  execs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/$t.log" | grep -o '[0-9]*$' | tail -n 1 || true)"
+  last="$(grep -E '^#[0-9]+' "$build/$t.log" | tail -n 1 || true)"
+  cov="$(echo "$last" | grep -o 'cov: [0-9]*' | grep -o '[0-9]*$' || true)"
+  ft="$(echo "$last" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*$' || true)"
   n_corpus="$(ls "$corpus" | wc -l)"
   n_found="$(ls "$findings" | wc -l)"
   [ "$rc" = 0 ] || [ "$n_found" -gt 0 ] || n_found="exit $rc"
