@@ -23,7 +23,8 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     export CMAKE_PREFIX_PATH
   fi
   log "configuring $build (preset asan)"
-  cmake --preset asan >"$root/build-asan.configure.log" 2>&1 || { cat "$root/build-asan.configure.log" >&2; exit 1; }
+  mkdir -p "$build"
+  cmake --preset asan >"$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
 fi
 log "building"
 cmake --build "$build" -j "$(nproc)"

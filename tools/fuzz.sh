@@ -33,9 +33,10 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   log "configuring $build"
   launcher=()
   command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  mkdir -p "$build"
   cmake -S "$root/tests/fuzz" -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang-14 \
-        -DCMAKE_CXX_COMPILER=clang++-14 "${launcher[@]}" >"$build.configure.log" 2>&1 ||
-    { cat "$build.configure.log" >&2; exit 1; }
+        -DCMAKE_CXX_COMPILER=clang++-14 "${launcher[@]}" >"$build/configure.log" 2>&1 ||
+    { cat "$build/configure.log" >&2; exit 1; }
 fi
 log "building"
 cmake --build "$build" --target "${targets[@]}" >&2
