@@ -32,31 +32,19 @@ int predict(const Args& a) {
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const auto& j = lines[i];
     const std::string where = a.input + ": entry " + std::to_string(i + 1);
-    if (j.contains("text")) {
-      if (!j.at("text").is_string()) input_error(where, "\"text\" must be a string");
+    PredictLine line = predict_line(j, where);
+    if (line.has_text) {
       if (!tok) {
         std::string vocab = a.vocab.empty() ? model_tokenizer_file(a.model) : a.vocab;
         tok = std::make_unique<WordPieceTokenizer>(load_tokenizer_file(vocab));
       }
-      for (int32_t id : tok->encode(j.at("text").get<std::string>(), a.max_length)) ids[i].push_back(id);
+      for (int32_t id : tok->encode(line.text, a.max_length)) ids[i].push_back(id);
       masks[i].assign(ids[i].size(), 1);
-    } else if (j.contains("input_ids")) {
-      try {
-        ids[i] = j.at("input_ids").get<std::vector<int64_t>>();
-        masks[i] = j.contains("attention_mask") ? j.at("attention_mask").get<std::vector<int64_t>>()
-                                                : std::vector<int64_t>(ids[i].size(), 1);
-      } catch (const nlohmann::json::exception&) {
-        input_error(where, "input_ids / attention_mask must be arrays of integers");
-      }
-      if (masks[i].size() != ids[i].size()) input_error(where, "attention_mask length differs from input_ids");
     } else {
-      input_error(where, "needs \"text\" or \"input_ids\"");
+      ids[i] = std::move(line.ids);
+      masks[i] = std::move(line.mask);
     }
-    if (ids[i].empty()) input_error(where, "empty input");
-    if (static_cast<int64_t>(ids[i].size()) > model->config.max_position_embeddings)
-      input_error(where, "longer than the model's max_position_embeddings");
-    for (auto id : ids[i])
-      if (id < 0 || id >= model->config.vocab_size) input_error(where, "token id " + std::to_string(id) + " out of range");
+    check_predict_ids(ids[i], model->config.max_position_embeddings, model->config.vocab_size, where);
   }
 
   torch::NoGradGuard no_grad;

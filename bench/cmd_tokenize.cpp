@@ -23,12 +23,8 @@ Command add_tokenize_command(CLI::App& app) {
             const auto tok = load_tokenizer_file(a->vocab);
             const auto lines = read_jsonl(a->input);
             std::vector<std::string> texts;
-            for (std::size_t i = 0; i < lines.size(); ++i) {
-              const auto& j = lines[i];
-              if (!j.contains("text") || !j.at("text").is_string())
-                input_error(a->input + ": line " + std::to_string(i + 1) + " (non-blank)", "needs a string \"text\"");
-              texts.push_back(j.at("text").get<std::string>());
-            }
+            for (std::size_t i = 0; i < lines.size(); ++i)
+              texts.push_back(text_of_line(lines[i], a->input + ": line " + std::to_string(i + 1) + " (non-blank)"));
             for (const auto& t : texts)
               std::cout << nlohmann::json{{"input_ids", tok.encode(t, a->max_length)}}.dump() << "\n";
             return 0;

@@ -176,15 +176,23 @@ void read_steps_csv(const std::string& path, std::vector<ScenarioResult>& result
       }
       input_error(path, where + ": column '" + header[c] + "' is not a number: '" + cells[c] + "'");
     };
+    // Counts: whole numbers in int64_t's range (a cast of 1e30 or nan is
+    // undefined behaviour; found by tests/fuzz).
+    auto count = [&](int c) -> int64_t {
+      const double v = number(c);
+      if (!(v >= -9.2e18 && v <= 9.2e18) || v != std::trunc(v))
+        input_error(path, where + ": column '" + header[c] + "' is not a whole number: '" + cells[c] + "'");
+      return static_cast<int64_t>(v);
+    };
     StepRecord s;
-    s.step = static_cast<int64_t>(number(c_step));
-    s.epoch = static_cast<int64_t>(number(c_epoch));
+    s.step = count(c_step);
+    s.epoch = count(c_epoch);
     s.step_ms = number(c_ms);
     s.loss = number(c_loss);
     s.wait_ms = number(c_wait);
-    s.samples = static_cast<int64_t>(number(c_samples));
-    s.tokens = static_cast<int64_t>(number(c_tokens));
-    s.seq_len = static_cast<int64_t>(number(c_seq));
+    s.samples = count(c_samples);
+    s.tokens = count(c_tokens);
+    s.seq_len = count(c_seq);
     it->second->steps.push_back(s);
   }
 }

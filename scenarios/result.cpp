@@ -35,18 +35,27 @@ json steps_to_json(const std::vector<StepRecord>& steps) {
   return a;
 }
 
-std::vector<StepRecord> steps_from_json(const json& a) {
+std::vector<StepRecord> steps_from_json(const json& a, const std::string& where) {
   std::vector<StepRecord> out;
-  for (const auto& j : a) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    const json& j = a[i];
+    // JSON integers only: nlohmann converts 1e30 to int64_t with undefined
+    // behaviour (found by tests/fuzz).
+    auto integer = [&](size_t k) {
+      const json& v = j.at(k);
+      if (!v.is_number_integer())
+        throw InputError(indexed(where, i) + "[" + std::to_string(k) + "]: expected an integer, got " + v.type_name());
+      return v.get<int64_t>();
+    };
     StepRecord s;
-    s.step = j.at(0).get<int64_t>();
-    s.epoch = j.at(1).get<int64_t>();
+    s.step = integer(0);
+    s.epoch = integer(1);
     s.step_ms = j.at(2).get<double>();
     s.loss = j.at(3).is_null() ? std::nan("") : j.at(3).get<double>();
     s.wait_ms = j.at(4).get<double>();
-    s.samples = j.at(5).get<int64_t>();
-    s.tokens = j.at(6).get<int64_t>();
-    s.seq_len = j.at(7).get<int64_t>();
+    s.samples = integer(5);
+    s.tokens = integer(6);
+    s.seq_len = integer(7);
     out.push_back(s);
   }
   return out;
@@ -222,7 +231,7 @@ ScenarioResult result_from_json(const json& j, const std::string& path) {
   // Added with the distributed scenarios: optional, older reports lack them.
   if (j.contains("threads")) r.threads = static_cast<int>(f.integer("threads"));
   if (j.contains("distributed") && !j.at("distributed").is_null()) r.distributed = distributed_from_json(j.at("distributed"), f.name("distributed"));
-  if (f.has("steps")) r.steps = steps_from_json(f.array("steps"));
+  if (f.has("steps")) r.steps = steps_from_json(f.array("steps"), f.name("steps"));
   return r;
 }
 void aggregate_repeats(ScenarioResult& r) {

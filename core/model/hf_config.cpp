@@ -1,6 +1,7 @@
 #include "core/model/hf_config.h"
 
 #include <fstream>
+#include <type_traits>
 
 #include "core/text/errors.h"
 
@@ -17,6 +18,10 @@ int64_t required_int(const nlohmann::json& j, const char* key, const std::string
 template <typename T>
 T optional_value(const nlohmann::json& j, const char* key, T fallback, const std::string& where) {
   if (!j.contains(key) || j.at(key).is_null()) return fallback;
+  // Integer keys take JSON integers only: nlohmann converts 1e30 to int64_t
+  // with undefined behaviour (found by tests/fuzz) and 1.5 by truncation.
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+    if (!j.at(key).is_number_integer()) input_error(where, std::string("key \"") + key + "\" must be an integer");
   try {
     return j.at(key).get<T>();
   } catch (const nlohmann::json::exception&) {

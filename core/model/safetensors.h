@@ -14,13 +14,9 @@
 #include <utility>
 #include <vector>
 
-namespace ftb {
+#include "core/model/safetensors_layout.h"
 
-struct SafetensorsEntry {
-  std::string dtype;           // "F32", "F16", "BF16", "F64", "I64", ...
-  std::vector<int64_t> shape;
-  uint64_t begin = 0, end = 0; // byte range inside the data section
-};
+namespace ftb {
 
 class SafetensorsFile {
  public:

@@ -82,14 +82,18 @@ std::vector<Example> read_imdb_archive(const std::string& path) {
   archive_read_support_filter_all(ar.get());
   archive_read_support_format_tar(ar.get());
   archive_read_support_format_gnutar(ar.get());
+  // libarchive can fail without a message (null), as it does on some
+  // corrupt gzip streams at open (found by tests/fuzz).
+  auto message = [&] {
+    const char* msg = archive_error_string(ar.get());
+    return std::string(msg ? msg : "unknown libarchive error");
+  };
   // 1 MiB blocks: the archive is read sequentially, once.
   if (archive_read_open_filename(ar.get(), path.c_str(), 1 << 20) != ARCHIVE_OK)
-    input_error(path, std::string("cannot open archive: ") + archive_error_string(ar.get()));
+    input_error(path, "cannot open archive: " + message());
 
   auto fail = [&](const char* what) {
-    const char* msg = archive_error_string(ar.get());
-    input_error(path, std::string(what) + " (truncated or corrupt archive?): " +
-                          (msg ? msg : "unknown libarchive error"));
+    input_error(path, std::string(what) + " (truncated or corrupt archive?): " + message());
   };
 
   Keyed keyed;

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds ftbench and the tests with AddressSanitizer + UndefinedBehaviorSanitizer
+# (CMake preset `asan`, in build-asan/) and runs the whole ctest suite under
+# them. LibTorch and the other libraries are not instrumented; what they do
+# that the sanitizers flag is suppressed in tools/sanitizers/*.supp, each
+# entry with its reason. Our own code has no suppression.
+#
+#   tools/asan.sh [ctest arguments...]     e.g. tools/asan.sh -R fuzz
+#
+# A first build compiles everything again (no cache is shared with build/):
+# long on a small machine. Not part of .ci/run.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+build="$root/build-asan"
+supp="$root/tools/sanitizers"
+log() { printf '[asan] %s\n' "$*" >&2; }
+
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  # LibTorch as tools/setup.sh finds it: the environment, else .venv's wheel.
+  if [ -z "${Torch_DIR:-}" ] && [ -z "${CMAKE_PREFIX_PATH:-}" ] && [ -x "$root/.venv/bin/python" ]; then
+    CMAKE_PREFIX_PATH="$("$root/.venv/bin/python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)' 2>/dev/null || true)"
+    export CMAKE_PREFIX_PATH
+  fi
+  log "configuring $build (preset asan)"
+  mkdir -p "$build"
+  cmake --preset asan >"$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
+fi
+log "building"
+cmake --build "$build" -j "$(nproc)"
+
+# halt_on_error / abort: a report fails the test (UBSan's default is to print
+# and go on). detect_leaks: LSan at exit of every test binary and ftbench run.
+# protect_shadow_gap=0: CUDA's runtime maps memory where ASan's shadow gap
+# lies (needed only where a GPU is used, harmless elsewhere).
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:protect_shadow_gap=0:suppressions=$supp/asan.supp${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$supp/ubsan.supp${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+log "ctest under ASan + UBSan"
+ctest --test-dir "$build" --output-on-failure -j 2 "$@"
