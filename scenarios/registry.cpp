@@ -20,6 +20,9 @@ const std::vector<ScenarioInfo>& scenario_registry() {
       sharded_scenario(),
       zero2_scenario(),
       fabric_scenario(),
+      peer_scenario(),
+      peer_amp_scenario(),
+      peer_amp_compiled_scenario(),
   };
   return table;
 }

@@ -28,5 +28,8 @@ ScenarioInfo ddp_scenario();
 ScenarioInfo sharded_scenario();
 ScenarioInfo zero2_scenario();
 ScenarioInfo fabric_scenario();
+ScenarioInfo peer_scenario();
+ScenarioInfo peer_amp_scenario();
+ScenarioInfo peer_amp_compiled_scenario();
 
 }  // namespace ftb

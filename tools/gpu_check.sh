@@ -12,7 +12,7 @@
 # of doctest, nlohmann-json, CLI11, libarchive, utf8proc, libcsv).
 #
 #   tools/gpu_check.sh [RESULTS_DIR] [EXTRA_RUN_ARGS...]
-#   FTB_GPU_STAGES="full tests" tools/gpu_check.sh ...   (default: tests smoke mfu full)
+#   FTB_GPU_STAGES="full tests" tools/gpu_check.sh ...   (default: tests smoke mfu full peer)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -53,8 +53,8 @@ else
   fi
 fi
 ftbench="$build/ftbench"
-stages=" ${FTB_GPU_STAGES:-tests smoke mfu full} "
-tests_rc=0 run_rc=0 mfu_rc=0 full_rc=0
+stages=" ${FTB_GPU_STAGES:-tests smoke mfu full peer} "
+tests_rc=0 run_rc=0 mfu_rc=0 full_rc=0 peer_rc=0
 
 stage_tests() {
 log "tests"
@@ -89,7 +89,29 @@ full_rc=$?
 tail -14 "$out/full.stdout" >&2; grep -E "FAILED|error" "$out/full.stderr" | tail -5 >&2
 }
 
+stage_peer() {
+# The Python peer (tools/peer.py) side by side on the GPU: each ftbench row
+# next to the peer's (baseline/peer, amp/peer_amp, and the peer's best,
+# peer_amp_compiled, against cuda_graph), alternating by round, at the smoke
+# shape and the full-size step. Needs transformers in $python (no internet
+# there: FTB_PEER_WHEELS=DIR installs it from wheels carried along).
+log "the Python peer side by side (smoke and the full-size step)"
+if ! "$python" -c 'import transformers' 2>/dev/null && [ -n "${FTB_PEER_WHEELS:-}" ]; then
+  "$python" -m pip install -q --no-index --find-links "$FTB_PEER_WHEELS" transformers >>"$out/gpu_check.log" 2>&1
+fi
+if ! "$python" -c 'import transformers' 2>/dev/null; then
+  log "peer: skipped, no transformers in $python (set FTB_PEER_WHEELS to a folder of its wheels)"; return
+fi
+local rows=baseline,peer,amp,peer_amp,amp_bf16,cuda_graph,peer_amp_compiled py
+py="$(command -v "$python")"
+FTB_PEER_PYTHON="$py" "$ftbench" run --device cuda --repeats 3 --scenarios "$rows" --out "$out/peer-smoke" \
+  >"$out/peer-smoke.stdout" 2>"$out/peer-smoke.stderr" || peer_rc=$?
+FTB_PEER_PYTHON="$py" "$ftbench" run --preset mfu --device cuda --scenarios "$rows" --out "$out/peer-mfu" \
+  max_steps=30 warmup_steps=5 >"$out/peer-mfu.stdout" 2>"$out/peer-mfu.stderr" || peer_rc=$?
+tail -12 "$out/peer-mfu.stdout" >&2; grep -E "FAILED|error|skipped" "$out/peer-mfu.stderr" | tail -5 >&2
+}
+
 for stage in $stages; do "stage_$stage" "$@"; done
 
-log "done: tests rc=$tests_rc, smoke rc=$run_rc, mfu rc=$mfu_rc, full rc=$full_rc; results in $out"
-[ "$tests_rc" = 0 ] && [ "$run_rc" = 0 ] && [ "$mfu_rc" = 0 ] && [ "$full_rc" = 0 ]
+log "done: tests rc=$tests_rc, smoke rc=$run_rc, mfu rc=$mfu_rc, full rc=$full_rc, peer rc=$peer_rc; results in $out"
+[ "$tests_rc" = 0 ] && [ "$run_rc" = 0 ] && [ "$mfu_rc" = 0 ] && [ "$full_rc" = 0 ] && [ "$peer_rc" = 0 ]

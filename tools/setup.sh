@@ -3,6 +3,8 @@
 # checks (dpkg, the venv, the CMake cache) and lets Ninja rebuild what changed.
 #
 #   tools/setup.sh            Debian packages + LibTorch + configure + build
+#   tools/setup.sh --peer     the same, and transformers (tools/requirements-peer.txt)
+#                             in .venv for the Python peer (tools/peer.py, `peer` rows)
 #
 # LibTorch, first match wins:
 #   1. Torch_DIR or CMAKE_PREFIX_PATH in the environment (a LibTorch you have);
@@ -14,6 +16,13 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 build="${FTB_BUILD_DIR:-$root/build}"
 log() { printf '[setup] %s\n' "$*" >&2; }
+peer=0
+for arg in "$@"; do
+  case "$arg" in
+    --peer) peer=1 ;;
+    *) echo "setup.sh: unknown option $arg (--peer)" >&2; exit 2 ;;
+  esac
+done
 
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
@@ -79,6 +88,18 @@ if [ "$have_vl" != "$want_vl" ]; then
   log "installing vl-convert-python $want_vl (chart renderer) into .venv"
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install -q -r tools/requirements-render.txt
+fi
+
+# --- the Python peer (optional) ---------------------------------------------
+# transformers on the pinned torch in .venv: the python the peer rows run
+# (configured into the build as FTB_PEER_PYTHON).
+if [ "$peer" = 1 ]; then
+  have_tf="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("transformers"))' 2>/dev/null || true)"
+  want_tf="$(grep -E '^transformers==' tools/requirements-peer.txt | cut -d= -f3)"
+  if [ "$have_tf" != "$want_tf" ]; then
+    log "installing transformers $want_tf (the Python peer) into .venv"
+    "$venv/bin/pip" install -q -r tools/requirements-peer.txt
+  fi
 fi
 
 # --- configure + build ------------------------------------------------------

@@ -23,6 +23,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "core/model/attention.h"
 #include "core/train/build_info.h"
 #include "core/train/nvml.h"
 
@@ -191,6 +192,7 @@ json capture_environment() {
   env["cuda_driver"] = std::move(driver);
   env["libtorch"] = std::move(libtorch);
 
+  env["attn_implementation"] = kAttnImplementation;
   env["compiler"] = compiler();
   env["build_type"] = ftb::build_type();
   env["threads"] = {{"intra_op", at::get_num_threads()},
