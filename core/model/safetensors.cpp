@@ -11,12 +11,11 @@
 
 #include "core/text/files.h"
 #include "core/text/errors.h"
+#include "core/text/limits.h"
 
 namespace ftb {
 namespace {
 
-// The safetensors reference implementation caps the header at 100 MB.
-constexpr uint64_t kMaxHeaderBytes = 100u << 20;
 
 struct DtypeInfo {
   const char* name;
@@ -47,11 +46,33 @@ uint64_t read_u64_le(const char* p) {
   return v;
 }
 
+// The header length in the first 8 bytes, checked against the limit and the
+// file size: a length of 10 GB is refused before anything is allocated.
+uint64_t checked_header_length(const char* first8, uint64_t file_size, const std::string& where) {
+  const uint64_t n = read_u64_le(first8);
+  if (n == 0 || n > limits::kMaxSafetensorsHeaderBytes)
+    input_error(where, "header length " + std::to_string(n) + " is out of bounds (1 byte to the " +
+                           limits::bytes_text(limits::kMaxSafetensorsHeaderBytes) + " limit)");
+  if (n > file_size - 8)
+    input_error(where, "truncated: header length " + std::to_string(n) + " exceeds the file size " +
+                           std::to_string(file_size));
+  return n;
+}
+
 }  // namespace
 
 SafetensorsFile SafetensorsFile::read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) input_error(path, "cannot open safetensors file");
+  // The header length first: a file claiming a huge header fails before its
+  // bytes are read into memory.
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<uint64_t>(std::max<std::streamoff>(0, in.tellg()));
+  in.seekg(0);
+  char first8[8];
+  if (size < 8 || !in.read(first8, 8)) input_error(path, "truncated: shorter than the 8-byte header length");
+  checked_header_length(first8, size, path);
+  in.seekg(0);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) input_error(path, "read error");
   return parse(std::move(bytes), path);
@@ -61,11 +82,7 @@ SafetensorsFile SafetensorsFile::parse(std::string bytes, const std::string& whe
   SafetensorsFile f;
   f.where_ = where;
   if (bytes.size() < 8) input_error(where, "truncated: shorter than the 8-byte header length");
-  const uint64_t n = read_u64_le(bytes.data());
-  if (n == 0 || n > kMaxHeaderBytes) input_error(where, "header length " + std::to_string(n) + " is out of bounds");
-  if (n > bytes.size() - 8)
-    input_error(where, "truncated: header length " + std::to_string(n) + " exceeds the file size " +
-                           std::to_string(bytes.size()));
+  const uint64_t n = checked_header_length(bytes.data(), bytes.size(), where);
   nlohmann::json header;
   try {
     header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(n));
