@@ -45,6 +45,7 @@ int calibrate(const CalibrateArgs& a) {
     const SweepOutcome done = run_and_write(config, dir, report);
     code = std::max(code, done.exit_code);
     std::cerr << "report: " << dir << "/report.json\n";
+    if (done.exit_code >= 128) return done.exit_code;  // interrupted: no further runs, no noise estimate
     reports.push_back(std::move(report));
   }
   const RunKey key = run_key(reports.front(), a.out + "/run-1/report.json");

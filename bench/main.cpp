@@ -2,6 +2,8 @@
 #include <CLI/CLI.hpp>
 #include <torch/torch.h>
 
+#include <signal.h>
+
 #include <iostream>
 #include <thread>
 
@@ -10,6 +12,10 @@
 #include "core/text/errors.h"
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) would otherwise kill the process with
+  // SIGXFSZ in the middle of a write; ignored, the write fails with EFBIG and
+  // write_file_atomic reports the file, leaving the previous one intact.
+  signal(SIGXFSZ, SIG_IGN);
   ftb::set_invocation(argc, argv);  // the ranks of a distributed scenario re-run this command line
   CLI::App app{"ftbench: fine-tunes DistilBERT on IMDB sentiment under one scenario per training "
                "speed-up technique and reports time, throughput, accuracy and memory."};

@@ -5,6 +5,7 @@
 #include "bench/progress.h"
 #include "core/text/files.h"
 #include "core/train/environment.h"
+#include "core/text/interrupt.h"
 #include "core/train/workload.h"
 #include "scenarios/parallel/rank_protocol.h"
 #include "scenarios/sweep.h"
@@ -57,12 +58,21 @@ RunConfig resolve_config(const RunArgs& a) {
 SweepOutcome run_and_write(const RunConfig& config, const std::string& out, Report& report) {
   ProgressPrinter progress;
   if (is_launched_rank()) return {run_launched_rank(config, {&progress}), false};
-  Sweep sweep(config, dist_env_from_environment());
+  const DistEnv env = dist_env_from_environment();
+  // Ctrl-C / SIGTERM keep what was measured (core/text/interrupt.h). Not
+  // under an outside launcher: it owns the ranks' signals, and one rank
+  // stopping between steps alone would leave its peers in a collective.
+  InterruptScope interrupts(/*enabled=*/!env.launched);
+  Sweep sweep(config, env);
   if (sweep.reports()) {
     check_writable_directory(out, "--out");  // before any work
     print_config(sweep, out);
   }
   Workload workload = build_workload(sweep.config());
+  if (const int sig = interrupt_signal()) {  // nothing measured yet: no report
+    std::cerr << "interrupted by " << interrupt_signal_name(sig) << " before the first row; no report written\n";
+    return {128 + sig, false};
+  }
   if (sweep.reports()) std::cerr << workload.summary() << "\n" << workload.load_warning();
   report = Report{};
   if (sweep.reports()) {

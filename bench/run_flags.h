@@ -34,8 +34,8 @@ RunConfig resolve_config(const RunArgs& args);
 // out/report.json (table, steps, charts) after each, and fills `report`.
 // In a rank started by the launcher it runs that rank's row and returns.
 struct SweepOutcome {
-  int exit_code = 0;    // 1 when a row failed
-  bool wrote = false;   // false in a rank that does not write the report
+  int exit_code = 0;    // 1 when a row failed, 130/143 when SIGINT/SIGTERM stopped it
+  bool wrote = false;   // false in a rank that does not write the report, or interrupted before the first row
 };
 SweepOutcome run_and_write(const RunConfig& config, const std::string& out, Report& report);
 

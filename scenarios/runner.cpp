@@ -2,6 +2,7 @@
 
 #include "core/text/errors.h"
 #include "core/train/flops.h"
+#include "core/text/interrupt.h"
 
 namespace ftb {
 
@@ -39,12 +40,19 @@ void run_repeat(ScenarioResult& row, const ScenarioInfo& info, const Workload& w
   const RepeatFn& run = repeat ? repeat : info.run;
   std::vector<RepeatSample> samples = std::move(row.repeats);
   try {
+    throw_if_interrupted();  // a signal during warm-up or between rows ends this row
     ScenarioResult r = run(workload, config, context);
     r.scenario = info.name;
     samples.insert(samples.end(), r.repeats.begin(), r.repeats.end());
     row = std::move(r);
   } catch (const InputError&) {
     throw;  // bad input stops the run with exit code 2, not a failed row
+  } catch (const Interrupted&) {
+    // The sweep writes the report with this row and stops (core/text/interrupt.h).
+    row.status = Status::failed;
+    row.reason = kInterruptedReason;
+    row.repeats = std::move(samples);
+    throw;
   } catch (const std::exception& e) {
     row.status = Status::failed;
     row.reason = first_line(e.what());

@@ -23,7 +23,8 @@ using RepeatFn = std::function<ScenarioResult(const Workload&, const RunConfig&,
 // repeat's detail records (epochs, steps, accuracy, counters) replace row's,
 // its samples are appended to row.repeats and the aggregates and MFU are
 // recomputed from all of them; on an exception row becomes failed with the
-// first line of the error (bad input, InputError, propagates). The sweep
+// first line of the error (bad input, InputError, propagates; Interrupted
+// leaves row failed with reason "interrupted" and propagates). The sweep
 // calls it round by round, so that repeats of different rows alternate.
 void run_repeat(ScenarioResult& row, const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
                 const ScenarioContext& context, const RepeatFn& repeat = nullptr);

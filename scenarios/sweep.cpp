@@ -8,6 +8,7 @@
 #include "core/train/datasheet_peaks.h"
 #include "core/train/device.h"
 #include "core/train/flops.h"
+#include "core/text/interrupt.h"
 #include "core/train/warmup.h"
 #include "scenarios/parallel/distributed_row.h"
 #include "scenarios/parallel/rank_protocol.h"
@@ -160,60 +161,72 @@ std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::stri
       if (auto it = done.find(s->name); it != done.end()) out.push_back(it->second);
     return out;
   };
-  for (const auto& phase : phases) {
-    // Repeats run in rounds (ABC ABC ABC, not AAA BBB CCC): the i-th repeats
-    // of all rows share the machine's state at that time (clocks, thermals,
-    // other tenants), so the ratio of two rows is paired by round.
-    for (int round = 0; round < config_.repeats && !(any_failed_ && env_.launched); ++round) {
-      for (const ScenarioInfo* info : phase) {
-        const bool ranks_row = info->kind == RowKind::ranks;
-        if (env_.launched && !ranks_row && threads_ != total_threads_) {
-          // Alone now (the other ranks are done): every core, and a CPU peak to match.
-          threads_ = configure_threads(config_.threads);
-          if (!device_.is_cuda()) measure_peaks();
-        }
-        if (round == 0) {
-          ScenarioResult header = row_header(*info, config_);
-          if (header.status == Status::skipped && reports())
-            std::cerr << "[" << header.scenario << "] skipped: " << header.reason << "\n";
-          const bool skipped = header.status != Status::ok;
-          done[info->name] = std::move(header);
-          if (skipped) {
-            if (reports()) row_done(in_order(), environment_);
-            continue;
+  try {
+    for (const auto& phase : phases) {
+      // Repeats run in rounds (ABC ABC ABC, not AAA BBB CCC): the i-th repeats
+      // of all rows share the machine's state at that time (clocks, thermals,
+      // other tenants), so the ratio of two rows is paired by round.
+      for (int round = 0; round < config_.repeats && !(any_failed_ && env_.launched); ++round) {
+        for (const ScenarioInfo* info : phase) {
+          const bool ranks_row = info->kind == RowKind::ranks;
+          if (env_.launched && !ranks_row && threads_ != total_threads_) {
+            // Alone now (the other ranks are done): every core, and a CPU peak to match.
+            threads_ = configure_threads(config_.threads);
+            if (!device_.is_cuda()) measure_peaks();
           }
+          if (round == 0) {
+            ScenarioResult header = row_header(*info, config_);
+            if (header.status == Status::skipped && reports())
+              std::cerr << "[" << header.scenario << "] skipped: " << header.reason << "\n";
+            const bool skipped = header.status != Status::ok;
+            done[info->name] = std::move(header);
+            if (skipped) {
+              if (reports()) row_done(in_order(), environment_);
+              continue;
+            }
+          }
+          ScenarioResult& row = done[info->name];
+          if (row.status != Status::ok) continue;  // skipped, or failed in an earlier round
+          ScenarioContext ctx;
+          if (reports()) ctx.callbacks = callbacks;
+          ctx.peak_tflops = peaks_;
+          ctx.repeat = round;
+          // Ranks of an outside launcher on CPUs: rank 0 measured its share of the
+          // cores, and the row's denominator is every rank's share.
+          if (env_.launched && ranks_row && !device_.is_cuda())
+            for (auto& [precision, tflops] : ctx.peak_tflops) tflops *= env_.world_size;
+          ctx.out_dir = out_dir;
+          const bool on_ranks = ranks_row && !env_.launched && config_.world_size > 1;
+          RepeatFn repeat = nullptr;
+          if (on_ranks)
+            repeat = [&, info](const Workload&, const RunConfig& c, const ScenarioContext&) {
+              return run_on_ranks(*info, c, rank_threads_);
+            };
+          run_repeat(row, *info, workload, config_, ctx, repeat);
+          row.threads = ranks_row && (env_.launched || on_ranks) ? rank_threads_ : threads_;
+          if (row.status == Status::failed) {
+            std::cerr << "[" << row.scenario << "] FAILED"
+                      << (env_.launched ? " on rank " + std::to_string(env_.rank) : "") << ": " << row.reason << "\n";
+            any_failed_ = true;
+          }
+          if (reports()) row_done(in_order(), environment_);
+          // Under a launcher a failed rank leaves its peers waiting in a collective:
+          // stop, so the launcher sees it and stops them all.
+          if (any_failed_ && env_.launched) break;
         }
-        ScenarioResult& row = done[info->name];
-        if (row.status != Status::ok) continue;  // skipped, or failed in an earlier round
-        ScenarioContext ctx;
-        if (reports()) ctx.callbacks = callbacks;
-        ctx.peak_tflops = peaks_;
-        ctx.repeat = round;
-        // Ranks of an outside launcher on CPUs: rank 0 measured its share of the
-        // cores, and the row's denominator is every rank's share.
-        if (env_.launched && ranks_row && !device_.is_cuda())
-          for (auto& [precision, tflops] : ctx.peak_tflops) tflops *= env_.world_size;
-        ctx.out_dir = out_dir;
-        const bool on_ranks = ranks_row && !env_.launched && config_.world_size > 1;
-        RepeatFn repeat = nullptr;
-        if (on_ranks)
-          repeat = [&, info](const Workload&, const RunConfig& c, const ScenarioContext&) {
-            return run_on_ranks(*info, c, rank_threads_);
-          };
-        run_repeat(row, *info, workload, config_, ctx, repeat);
-        row.threads = ranks_row && (env_.launched || on_ranks) ? rank_threads_ : threads_;
-        if (row.status == Status::failed) {
-          std::cerr << "[" << row.scenario << "] FAILED"
-                    << (env_.launched ? " on rank " + std::to_string(env_.rank) : "") << ": " << row.reason << "\n";
-          any_failed_ = true;
-        }
-        if (reports()) row_done(in_order(), environment_);
-        // Under a launcher a failed rank leaves its peers waiting in a collective:
-        // stop, so the launcher sees it and stops them all.
-        if (any_failed_ && env_.launched) break;
       }
     }
+  } catch (const Interrupted& e) {
+    // run_repeat marked the row in progress; the rows not started stay out.
+    interrupted_ = e.signal();
+    if (reports()) {
+      std::cerr << "\ninterrupted by " << interrupt_signal_name(interrupted_)
+                << ": writing the report of the finished rows (a second signal ends ftbench at once)\n";
+      row_done(in_order(), environment_);
+    }
   }
+  // A signal after the last row's check still means the run was stopped.
+  if (!interrupted_) interrupted_ = interrupt_signal();
   return in_order();
 }
 

@@ -16,6 +16,9 @@
 //  - single process vs ranks, from the row's declared kind (rows of kind
 //    `ranks` with world_size > 1 run as ranks of this executable, started by
 //    the launcher; parallel/rank_protocol.h);
+//  - interruption: SIGINT/SIGTERM ends the row in progress between two steps
+//    (failed, reason "interrupted"), the report keeps the finished rows and
+//    that one, and the rows not started are left out;
 //  - the failure policy: a failed row is recorded and the sweep goes on; under
 //    an outside launcher a failed rank stops (its peers would wait in a
 //    collective until the timeout), after rank 0 wrote what it has.
@@ -57,8 +60,11 @@ class Sweep {
   std::vector<ScenarioResult> run(const Workload& workload, const std::string& out_dir,
                                   const std::vector<LoopCallback*>& callbacks, const RowDone& row_done);
 
-  // Exit code after run(): 0, or 1 when a row failed.
-  int exit_code() const { return any_failed_ ? 1 : 0; }
+  // Exit code after run(): 0, 1 when a row failed, 128 + signal when a
+  // SIGINT/SIGTERM stopped the sweep (core/text/interrupt.h): run() then
+  // returned the finished rows and the interrupted one (failed, reason
+  // "interrupted"), after handing them to row_done.
+  int exit_code() const { return interrupted_ ? 128 + interrupted_ : any_failed_ ? 1 : 0; }
 
  private:
   void measure_peaks();
@@ -72,6 +78,7 @@ class Sweep {
   std::map<Precision, double> peaks_;
   nlohmann::json environment_ = nlohmann::json::object();
   bool any_failed_ = false;
+  int interrupted_ = 0;  // the signal that stopped the sweep
 };
 
 // The matmul peaks of `device` by precision (fp32 everywhere; bf16 and fp16

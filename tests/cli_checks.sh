@@ -59,6 +59,10 @@ PY
 }
 # threads=1: ctest runs two checks at once on 2 cores
 tiny=(epochs=1 synthetic_count=200 max_steps=3 eval_max_batches=2 prefetch=1 threads=1)
+# interrupt_*: a tiny model, 200 steps a row (about a second here when the
+# machine is idle): long enough to be signalled mid-row, short for CI.
+interrupt_cfg=(epochs=1 synthetic_count=3000 vocab_size=300 dim=32 n_layers=1 n_heads=2 hidden_dim=64 max_length=48
+  batch_size=8 max_steps=200 eval_max_batches=1 prefetch=1 threads=1)
 # fake_report OUT NIGHT FACTOR [EDIT...]: the committed smoke report as night
 # NIGHT's (timestamp, commit), every repeat's throughput x FACTOR with 1 %
 # seeded noise (times / FACTOR), then python EDITs on `r`, e.g.
@@ -80,6 +84,63 @@ for res in r["results"]:
 for e in edits: exec(e)
 json.dump(r, open(out, "w"), indent=1)
 PY
+}
+
+# rss_of FILE cmd...: runs cmd, writes its peak resident memory (KiB) to
+# FILE, returns its exit code (huge_* cases: bounded memory).
+rss_of() {
+  python3 - "$@" <<'PY'
+import os, subprocess, sys
+out, cmd = sys.argv[1], sys.argv[2:]
+p = subprocess.Popen(cmd)
+_, status, usage = os.wait4(p.pid, 0)
+open(out, "w").write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+PY
+}
+# rss_within BASE_FILE FILE MIB: FILE's peak is at most MIB above BASE_FILE's.
+rss_within() {
+  local base got; base="$(cat "$1")"; got="$(cat "$2")"
+  [ $((got - base)) -le $(($3 * 1024)) ] || fail "peak memory $((got / 1024)) MiB, $(((got - base) / 1024)) MiB above a normal input's (bound: $3 MiB)"
+  echo "peak memory $((got / 1024)) MiB ($(((got - base) / 1024)) MiB above a normal input's)"
+}
+# interrupt_run SIGNAL CODE "FIRST,SECOND" [key=value...]: a run of two rows,
+# SIGNAL sent once the first row is in report.json and the second has
+# started; then exit code CODE, the report holds the first row (ok) and the
+# second (failed, reason "interrupted") with table.md and index.html beside
+# it, and no process of the run is left (ranks included).
+interrupt_run() {
+  local sig="$1" code="$2" rows="$3"; shift 3
+  local second="${rows#*,}"
+  "$ftbench" run --scenarios "$rows" --device cpu --world-size 2 --out "$tmp/o" "$@" >"$tmp/out" 2>"$tmp/err" &
+  local pid=$!
+  for _ in $(seq 3600); do  # 3 minutes at most: the machine may be busy
+    grep -q "^\[$second\] 1 epochs x" "$tmp/err" 2>/dev/null && break
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.05
+  done
+  grep -q "^\[$second\] 1 epochs x" "$tmp/err" || { kill -9 $pid; fail "row $second never started: $(tail -3 "$tmp/err")"; }
+  local kids; kids="$(pgrep -P $pid | tr '\n' ' ')"
+  kill -s "$sig" $pid; local sent=$SECONDS
+  wait $pid; local rc=$?
+  echo "exit $rc $((SECONDS - sent)) s after $sig (children then: ${kids:-none})"
+  [ "$rc" = "$code" ] || fail "exit $rc after $sig, want $code: $(tail -3 "$tmp/err")"
+  [ $((SECONDS - sent)) -le 60 ] || fail "took $((SECONDS - sent)) s to stop after $sig"
+  grep -q "interrupted by SIG$sig" "$tmp/err" || fail "stderr does not say it was interrupted: $(tail -3 "$tmp/err")"
+  sleep 0.3
+  for k in $kids; do kill -0 "$k" 2>/dev/null && { kill -9 "$k"; fail "process $k (a rank) left running"; }; done
+  if pgrep -f -- "$tmp/o" >/dev/null; then pgrep -af -- "$tmp/o" >&2; fail "processes left behind"; fi
+  for f in report.json table.md index.html; do [ -s "$tmp/o/$f" ] || fail "missing $f"; done
+  python3 - "$tmp/o/report.json" "${rows%%,*}" "$second" <<'PY' || fail "the report does not keep what was measured: $(cat "$tmp/o/report.json" | head -c 300)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+rows = {x["scenario"]: x for x in r["results"]}
+assert list(rows) == sys.argv[2:], list(rows)
+first, second = rows[sys.argv[2]], rows[sys.argv[3]]
+assert first["status"] == "ok" and first["throughput"]["train_samples_per_s"] > 0, first
+assert second["status"] == "failed" and second["reason"] == "interrupted", second
+PY
+  grep -q "interrupted" "$tmp/o/table.md" || fail "table.md does not show the interrupted row"
 }
 
 case "$case_name" in
@@ -723,6 +784,103 @@ PY
     [ "$rc" != 2 ] || fail "regress --noise refused its own calibration: $(cat "$tmp/err")"
     grep -q "Calibrated noise from $tmp/cal/noise.json" "$tmp/out" || fail "--noise not used: $(cat "$tmp/out")"
     expect_error 2 '--runs' "$ftbench" calibrate --runs 1 --out "$tmp/c1" ;;
+  interrupt_sigint)
+    # Ctrl-C during the second row of a single-process run (core/text/interrupt.h).
+    interrupt_run INT 130 baseline,amp_bf16 "${interrupt_cfg[@]}" ;;
+  interrupt_sigterm_ranks)
+    # SIGTERM while the launcher runs a row on 2 ranks: they are stopped too.
+    interrupt_run TERM 143 baseline,ddp "${interrupt_cfg[@]}" ;;
+  storage_file_limit)
+    # A file-size limit (ulimit -f, as a full disk) while writing a report,
+    # a chart, a checkpoint or the history: one line naming the file, a
+    # non-zero exit, the previous files intact and no temporary file left.
+    "$ftbench" run --scenarios baseline --out "$tmp/o" "${tiny[@]}" >/dev/null 2>"$tmp/err" || fail "run failed: $(tail -3 "$tmp/err")"
+    cp -a "$tmp/o" "$tmp/before"
+    unchanged() {  # every file of the first run as it was, no temporary file anywhere
+      (cd "$tmp/before" && find . -type f) | while read -r f; do
+        cmp -s "$tmp/before/$f" "$tmp/o/$f" || fail "$1 changed $f"
+      done || exit 1
+      [ -z "$(find "$tmp/o" -name '*.tmp.*')" ] || fail "$1 left $(find "$tmp/o" -name '*.tmp.*')"
+    }
+    # Report, table, chart specs (ftbench report re-renders them): 4 KiB.
+    (ulimit -f 4; expect_error 2 'write failed: File too large' "$ftbench" report "$tmp/o") || exit 1
+    grep '^ftbench: ' "$tmp/err" | grep -qF "$tmp/o/" || fail "the error does not name the file: $(cat "$tmp/err")"
+    unchanged "ftbench report under ulimit -f"
+    # A checkpoint (the trainer row's best-val-acc model.safetensors): 64 KiB.
+    (ulimit -f 64; expect_error 2 'write failed: File too large' "$ftbench" run --scenarios trainer --out "$tmp/o" "${tiny[@]}") || exit 1
+    grep '^ftbench: ' "$tmp/err" | grep -q 'model.safetensors\|\.csv' || fail "the error does not name the checkpoint: $(cat "$tmp/err")"
+    unchanged "a failed checkpoint"
+    # The history (SQLite): the add is refused whole, the history stays readable.
+    "$ftbench" history add "$tmp/h.db" "$smoke_report" >/dev/null 2>"$tmp/err" || fail "history add failed: $(cat "$tmp/err")"
+    cp "$tmp/h.db" "$tmp/h.before"
+    (ulimit -f 1; "$ftbench" history add "$tmp/h.db" "$tmp/o/report.json" >/dev/null 2>"$tmp/err"); rc=$?
+    [ "$rc" != 0 ] || fail "history add succeeded under ulimit -f 1"
+    [ "$(grep -c '^ftbench: ' "$tmp/err")" = 1 ] && grep '^ftbench: ' "$tmp/err" | grep -qF "$tmp/h.db" ||
+      fail "want one error line naming $tmp/h.db, got: $(cat "$tmp/err")"
+    "$ftbench" history show "$tmp/h.db" >"$tmp/out" 2>"$tmp/err" || fail "history unreadable after the failed add: $(cat "$tmp/err")"
+    [ -z "$(find "$tmp" -name '*.tmp.*')" ] || fail "a temporary file was left: $(find "$tmp" -name '*.tmp.*')" ;;
+  huge_jsonl_line)
+    # A 1 GB line (a sparse file: no disk, no time to build it) ends at the
+    # 16 MiB line limit within seconds, in bounded memory.
+    printf '{"text": "' >"$tmp/big.jsonl"; truncate -s 1G "$tmp/big.jsonl"
+    echo '{"text": "a fine movie"}' >"$tmp/small.jsonl"
+    vocab="$fixtures/bert-base-uncased-vocab.txt"
+    rss_of "$tmp/rss0" "$ftbench" tokenize --vocab "$vocab" --input "$tmp/small.jsonl" >/dev/null || fail "tokenize failed"
+    start=$SECONDS
+    expect_error 2 'big.jsonl:1: line longer than the 16 MiB limit' rss_of "$tmp/rss1" "$ftbench" tokenize --vocab "$vocab" --input "$tmp/big.jsonl"
+    [ $((SECONDS - start)) -le 10 ] || fail "took $((SECONDS - start)) s"
+    rss_within "$tmp/rss0" "$tmp/rss1" 96 ;;
+  huge_safetensors_header)
+    # A header claiming 10 GB in an 11 GB (sparse) file: refused before reading.
+    model_copy; echo '{"input_ids":[1,2,3]}' >"$tmp/in.jsonl"
+    rss_of "$tmp/rss0" "$ftbench" predict --model "$tmp/m" --input "$tmp/in.jsonl" >/dev/null || fail "predict failed"
+    python3 -c 'import struct,sys; open(sys.argv[1],"wb").write(struct.pack("<Q", 10 << 30))' "$tmp/m/model.safetensors"
+    truncate -s 11G "$tmp/m/model.safetensors"
+    start=$SECONDS
+    expect_error 2 'model.safetensors: header length 10737418240 is out of bounds (1 byte to the 100 MiB limit)' \
+      rss_of "$tmp/rss1" "$ftbench" predict --model "$tmp/m" --input "$tmp/in.jsonl"
+    [ $((SECONDS - start)) -le 10 ] || fail "took $((SECONDS - start)) s"
+    rss_within "$tmp/rss0" "$tmp/rss1" 64 ;;
+  huge_csv_field)
+    # A 100 MB field (sparse: NUL bytes) and a 20 MB quoted field of 1 MB lines.
+    printf 'text,label\n"fine",1\n' >"$tmp/ok.csv"
+    printf 'text,label\n"' >"$tmp/d.csv"; truncate -s 100M "$tmp/d.csv"
+    python3 -c 'import sys; sys.stdout.write("text,label\n\"" + ("a" * 1048575 + "\n") * 20 + "\",1\n")' >"$tmp/lines.csv"
+    expect_error 2 'ok.csv' rss_of "$tmp/rss0" "$ftbench" run --data "$tmp/ok.csv" --out "$tmp/o"
+    start=$SECONDS
+    expect_error 2 'd.csv: line 2: a line or field longer than the 16 MiB limit' rss_of "$tmp/rss1" "$ftbench" run --data "$tmp/d.csv" --out "$tmp/o"
+    rss_within "$tmp/rss0" "$tmp/rss1" 96
+    expect_error 2 'lines.csv: line 18: a line or field longer than the 16 MiB limit' "$ftbench" run --data "$tmp/lines.csv" --out "$tmp/o"
+    [ $((SECONDS - start)) -le 20 ] || fail "took $((SECONDS - start)) s" ;;
+  huge_archive)
+    # Archive bombs, built on the fly: 251,000 members (128 MB of tar
+    # headers, gzip'ed to a few hundred KB), members declaring 1 GiB each (a
+    # sparse tar), and a review declaring 3 MiB. Each ends from the headers.
+    python3 - "$tmp" <<'PY'
+import sys, tarfile, zlib
+d = sys.argv[1]
+def header(name, size):
+    t = tarfile.TarInfo(name); t.size = size
+    return t.tobuf(tarfile.GNU_FORMAT)
+c = zlib.compressobj(1, zlib.DEFLATED, 31)
+with open(d + "/members.tar.gz", "wb") as f:
+    chunk = header("aclImdb/train/unsup/0_0.txt", 0) * 1000
+    for _ in range(251): f.write(c.compress(chunk))
+    f.write(c.compress(b"\0" * 1024) + c.flush())
+with open(d + "/size.tar", "wb") as f:
+    for i in range(3):
+        f.write(header("aclImdb/train/unsup/%d_0.txt" % i, 1 << 30)); f.seek(1 << 30, 1)
+    f.write(b"\0" * 1024)
+with open(d + "/review.tar", "wb") as f:
+    f.write(header("aclImdb/train/pos/0_9.txt", 3 << 20) + b"\0" * 1024)
+PY
+    start=$SECONDS
+    expect_error 2 'members.tar.gz: more than 250000 members' "$ftbench" run --data "$tmp/members.tar.gz" --out "$tmp/o"
+    expect_error 2 'size.tar: expands to more than the 2 GiB limit (at member aclImdb/train/unsup/2_0.txt)' \
+      "$ftbench" run --data "$tmp/size.tar" --out "$tmp/o"
+    expect_error 2 'review.tar: member aclImdb/train/pos/0_9.txt is larger than the 1 MiB a review may hold' \
+      "$ftbench" run --data "$tmp/review.tar" --out "$tmp/o"
+    [ $((SECONDS - start)) -le 30 ] || fail "took $((SECONDS - start)) s" ;;
   *) fail "unknown case" ;;
 esac
 echo "ok [$case_name]"

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sstream>
 #include <string>
 
 #include "core/text/errors.h"
@@ -68,4 +69,28 @@ TEST_CASE("remove_tree removes nested folders, missing paths are fine") {
   }
   CHECK(::access(path.c_str(), F_OK) != 0);
   CHECK(remove_tree(path));
+}
+
+TEST_CASE("read_line reads lines as getline does, and stops a line at its bound") {
+  std::istringstream in("ab\n\n" + std::string(70000, 'x') + "\nlast");
+  std::string line;
+  CHECK(read_line(in, line, 100000) == LineRead::ok);
+  CHECK(line == "ab");
+  CHECK(read_line(in, line, 100000) == LineRead::ok);
+  CHECK(line.empty());
+  CHECK(read_line(in, line, 70000) == LineRead::ok);  // exactly the bound, across 64 KiB pieces
+  CHECK(line.size() == 70000);
+  CHECK(read_line(in, line, 100000) == LineRead::ok);
+  CHECK(line == "last");
+  CHECK(in.eof());  // a last line without '\n', as getline
+  CHECK(read_line(in, line, 100000) == LineRead::end);
+  CHECK(line.empty());
+
+  std::istringstream big(std::string(200000, 'y') + "\nnext\n");
+  CHECK(read_line(big, line, 1000) == LineRead::too_long);
+  CHECK(line.size() == 1000);  // never more than the bound is kept
+  std::istringstream edge(std::string(65535, 'z'));  // fills getline's buffer, then EOF
+  CHECK(read_line(edge, line, 100000) == LineRead::ok);
+  CHECK(line.size() == 65535);
+  CHECK(read_line(edge, line, 100000) == LineRead::end);
 }

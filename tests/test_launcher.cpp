@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -336,4 +337,31 @@ TEST_CASE("launcher: check_port_free names MASTER_PORT when the port is taken") 
   o.master_port = port;
   CHECK_THROWS_WITH_AS(ftb::launch_ranks(o), doctest::Contains("already in use"), ftb::InputError);
   close(fd);
+}
+
+namespace {
+std::size_t open_fds() {
+  std::size_t n = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd"); it != std::filesystem::directory_iterator(); ++it) ++n;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("launcher: rank 0 inherits the listening socket") {
+  // The port is never free between the launcher's choice and rank 0's store:
+  // the launcher listens on it and rank 0 inherits that socket (the others
+  // do not); while rank 0 lives, the port is listening (/proc/net/tcp state
+  // 0A), and the launcher keeps no copy after the launch.
+  TempDir dir("launch_listen_fd");
+  const std::size_t fds_before = open_fds();
+  const ftb::LaunchResult r = ftb::launch_ranks(
+      sh("if [ \"$RANK\" = 0 ]; then readlink \"/proc/$$/fd/$FTB_MASTER_LISTEN_FD\" > \"$OUT/fd.0\"; sleep 1; "
+         "else echo \"${FTB_MASTER_LISTEN_FD:-none}\" > \"$OUT/fd.1\"; "
+         "grep -qi \":$(printf %04X \"$MASTER_PORT\") 00000000:0000 0A\" /proc/net/tcp && touch \"$OUT/listening\"; fi",
+         dir));
+  CHECK(r.exit_code == 0);
+  CHECK(slurp((dir.path / "fd.0").string()).rfind("socket:[", 0) == 0);
+  CHECK(slurp((dir.path / "fd.1").string()) == "none\n");
+  CHECK(std::ifstream((dir.path / "listening").string()).good());
+  CHECK(open_fds() == fds_before);
 }

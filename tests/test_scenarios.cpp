@@ -1,8 +1,10 @@
 // Registry-driven: every registered scenario runs a few steps on a tiny
 // config and ends ok, or skipped with a reason. A new scenario needs no edit.
 #include <doctest/doctest.h>
+#include <signal.h>
 
 #include "core/train/run_config.h"
+#include "core/train/train_loop.h"
 #include "core/train/workload.h"
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
@@ -11,6 +13,7 @@
 #include "reports/report.h"
 #include "reports/table.h"
 #include "core/text/errors.h"
+#include "core/text/interrupt.h"
 #include "tests/tiny_config.h"
 
 TEST_CASE("scenarios: every registered scenario runs or says why it cannot, on either model") {
@@ -89,6 +92,46 @@ TEST_CASE("sweep: rows in the order asked, one callback per row, skipped rows ke
   CHECK(passes[0].at("precision") == "fp32");
   CHECK(passes[0].at("seconds").get<double>() > 0);
   CHECK(sweep.exit_code() == 0);
+}
+
+namespace {
+// Raises `sig` in this process after step `at` of row `row`; records every step.
+struct RaiseAt : ftb::LoopCallback {
+  std::string row;
+  int64_t at = 0;
+  int sig = SIGINT;
+  std::vector<std::string> steps;
+  void on_batch_end(const ftb::LoopState& s, const ftb::StepRecord&) override {
+    steps.push_back(s.scenario + ":" + std::to_string(s.step));
+    if (s.scenario == row && s.step == at) raise(sig);
+  }
+};
+}  // namespace
+
+TEST_CASE("sweep: SIGINT mid-row ends that row between steps, keeps the finished rows, leaves the rest out") {
+  auto config = tiny_config();
+  config.scenarios = {"baseline", "amp_bf16", "fused_adam"};
+  config.threads = 1;
+  ftb::InterruptScope interrupts;
+  ftb::Sweep sweep(config, ftb::DistEnv{});
+  const auto workload = ftb::build_workload(sweep.config());
+  RaiseAt cb;
+  cb.row = "amp_bf16";
+  cb.at = 2;
+  std::vector<std::vector<ftb::ScenarioResult>> written;
+  const auto results = sweep.run(workload, "", {&cb}, [&](const auto& rows, const nlohmann::json&) {
+    written.push_back(rows);
+  });
+  REQUIRE(results.size() == 2);
+  CHECK(results[0].scenario == "baseline");
+  CHECK(results[0].status == ftb::Status::ok);
+  CHECK(results[1].scenario == "amp_bf16");
+  CHECK(results[1].status == ftb::Status::failed);
+  CHECK(results[1].reason == "interrupted");
+  CHECK(cb.steps.back() == "amp_bf16:2");  // no step after the signal
+  REQUIRE(!written.empty());
+  CHECK(written.back().size() == 2);  // the report was written with both rows
+  CHECK(sweep.exit_code() == 130);
 }
 
 TEST_CASE("sweep: repeats run in rounds (ABAB), and the report pairs them") {

@@ -24,12 +24,18 @@ PNG_SCALE = 2  # PNG pixels per SVG unit: sharp on high-DPI screens and in slide
 
 
 def write_atomic(path: pathlib.Path, data: bytes) -> None:
+    """Temporary file + fsync + rename, as ftbench's write_file_atomic: on a
+    full disk the previous file stays and no temporary file is left."""
     tmp = path.with_name(f".{path.name}.tmp.{os.getpid()}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def prefix_ids(svg: str, prefix: str) -> str:
@@ -65,7 +71,12 @@ def main(dirs: list) -> int:
                 continue
             for out, data in ((spec_path.with_name(name + ".svg"), svg.encode()),
                               (spec_path.with_name(name + ".png"), png)):
-                write_atomic(out, data)
+                try:
+                    write_atomic(out, data)
+                except OSError as e:  # a full disk: one line naming the file
+                    print(f"render_charts.py: {out}: write failed: {e.strerror}", file=sys.stderr)
+                    status = 1
+                    continue
                 print(out)
     return status
 

@@ -10,6 +10,7 @@
 
 #include "core/text/files.h"
 #include "core/text/errors.h"
+#include "core/text/limits.h"
 
 namespace ftb {
 namespace {
@@ -42,6 +43,15 @@ const DtypeInfo* find_dtype(torch::ScalarType t) {
 SafetensorsFile SafetensorsFile::read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) input_error(path, "cannot open safetensors file");
+  // The header length first: a file claiming a huge header fails before its
+  // bytes are read into memory.
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<uint64_t>(std::max<std::streamoff>(0, in.tellg()));
+  in.seekg(0);
+  char first8[8];
+  if (size < 8 || !in.read(first8, 8)) input_error(path, "truncated: shorter than the 8-byte header length");
+  safetensors_header_length(first8, size, path);
+  in.seekg(0);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) input_error(path, "read error");
   return parse(std::move(bytes), path);

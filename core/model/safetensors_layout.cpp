@@ -7,12 +7,10 @@
 #include <utility>
 
 #include "core/text/errors.h"
+#include "core/text/limits.h"
 
 namespace ftb {
 namespace {
-
-// The safetensors reference implementation caps the header at 100 MB.
-constexpr uint64_t kMaxHeaderBytes = 100u << 20;
 
 uint64_t read_u64_le(const char* p) {
   uint64_t v = 0;
@@ -32,14 +30,21 @@ uint64_t safetensors_dtype_bytes(const std::string& dtype) {
   return 0;
 }
 
+uint64_t safetensors_header_length(const char* first8, uint64_t file_size, const std::string& where) {
+  const uint64_t n = read_u64_le(first8);
+  if (n == 0 || n > limits::kMaxSafetensorsHeaderBytes)
+    input_error(where, "header length " + std::to_string(n) + " is out of bounds (1 byte to the " +
+                           limits::bytes_text(limits::kMaxSafetensorsHeaderBytes) + " limit)");
+  if (n > file_size - 8)
+    input_error(where, "truncated: header length " + std::to_string(n) + " exceeds the file size " +
+                           std::to_string(file_size));
+  return n;
+}
+
 SafetensorsLayout parse_safetensors_layout(std::string_view bytes, const std::string& where) {
   SafetensorsLayout f;
   if (bytes.size() < 8) input_error(where, "truncated: shorter than the 8-byte header length");
-  const uint64_t n = read_u64_le(bytes.data());
-  if (n == 0 || n > kMaxHeaderBytes) input_error(where, "header length " + std::to_string(n) + " is out of bounds");
-  if (n > bytes.size() - 8)
-    input_error(where, "truncated: header length " + std::to_string(n) + " exceeds the file size " +
-                           std::to_string(bytes.size()));
+  const uint64_t n = safetensors_header_length(bytes.data(), bytes.size(), where);
   nlohmann::json header;
   try {
     header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(n));

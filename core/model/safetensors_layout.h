@@ -28,6 +28,11 @@ struct SafetensorsLayout {
 // Bytes per element of a safetensors dtype name, 0 for one we do not read.
 uint64_t safetensors_dtype_bytes(const std::string& dtype);
 
+// The header length in the first 8 bytes (of a file of `file_size` bytes,
+// at least 8), checked against the limit (core/text/limits.h) and the file
+// size: a header claiming 10 GB is refused before anything is allocated.
+uint64_t safetensors_header_length(const char* first8, uint64_t file_size, const std::string& where);
+
 // Validates `bytes` (the whole file): header length in bounds, header a JSON
 // object, every tensor with a known dtype, a shape whose size matches its byte
 // range, ranges inside the file and not overlapping. InputError naming `where`.

@@ -8,12 +8,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "core/text/errors.h"
+#include "core/text/files.h"
+#include "core/text/limits.h"
 #include "core/text/text_data.h"
 
 namespace ftb {
@@ -68,8 +69,13 @@ std::vector<Record> parse_records(const std::string& path) {
   // knows its line number; a quoted field spanning lines simply continues.
   ParseState st;
   std::string line;
-  while (std::getline(in, line)) {
+  auto too_long = [&] {
+    input_error(path, "line " + std::to_string(st.line) + ": a line or field longer than the " +
+                          limits::bytes_text(limits::kMaxLineBytes) + " limit (core/text/limits.h)");
+  };
+  for (LineRead got; (got = read_line(in, line, limits::kMaxLineBytes)) != LineRead::end;) {
     ++st.line;
+    if (got == LineRead::too_long) too_long();
     if (!in.eof()) line.push_back('\n');
     if (st.line == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // UTF-8 BOM (Excel)
     std::size_t fed = csv_parse(&parser, line.data(), line.size(), on_field, on_row, &st);
@@ -81,6 +87,8 @@ std::vector<Record> parse_records(const std::string& path) {
                   csv_strerror(csv_error(&parser)));
     }
     if (parser.pstate != kRowNotBegun && st.row_start == 0) st.row_start = st.line;
+    // A quoted field spanning many short lines grows in libcsv's buffer.
+    if (parser.entry_pos > limits::kMaxLineBytes) too_long();
   }
   if (in.bad()) input_error(path, "read error");
   if (csv_fini(&parser, on_field, on_row, &st) != 0)
@@ -126,12 +134,9 @@ std::vector<Example> read_csv(const std::string& path) {
 }
 
 void write_csv(const std::string& path, const std::vector<Example>& examples) {
-  // Temporary file + rename: a reader never sees a half-written split, and an
-  // interrupted write leaves the previous file intact.
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) input_error(tmp, std::string("cannot write CSV file: ") + std::strerror(errno));
+  // write_file_atomic: a reader never sees a half-written split, and a failed
+  // or interrupted write leaves the previous file intact.
+  write_file_atomic(path, [&](std::ostream& out) {
     out << "text,label\n";
     std::string field;
     for (const Example& ex : examples) {
@@ -151,18 +156,7 @@ void write_csv(const std::string& path, const std::vector<Example>& examples) {
       }
       out << ',' << (ex.label ? '1' : '0') << '\n';
     }
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      input_error(tmp, "write failed (disk full?)");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    input_error(path, "cannot rename " + tmp + " into place: " + ec.message());
-  }
+  });
 }
 
 }  // namespace ftb

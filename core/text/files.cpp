@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -102,6 +103,36 @@ void write_file_atomic(const std::string& path, const std::function<void(std::os
 
 void write_file_atomic(const std::string& path, const std::string& content) {
   write_file_atomic(path, [&](std::ostream& out) { out.write(content.data(), static_cast<std::streamsize>(content.size())); });
+}
+
+LineRead read_line(std::istream& in, std::string& line, std::size_t max_bytes) {
+  line.clear();
+  // istream::getline into a buffer: as fast as std::getline (it scans the
+  // stream's buffer), in pieces of 64 KiB, so the bound is checked as it goes.
+  char buf[1 << 16];
+  const auto keep = [&](std::size_t n) {
+    line.append(buf, std::min(n, max_bytes + 1 - line.size()));
+    return line.size() > max_bytes;
+  };
+  for (;;) {
+    in.getline(buf, sizeof buf);
+    const auto n = static_cast<std::size_t>(in.gcount());
+    if (in.bad()) return LineRead::end;
+    if (in.eof()) {  // the last line, without '\n' (or nothing left)
+      if (line.empty() && n == 0) return LineRead::end;  // eofbit + failbit, as getline
+      in.clear(std::ios::eofbit);
+      if (keep(n)) break;
+      return LineRead::ok;
+    }
+    if (!in.fail()) {  // '\n' found: extracted and counted, not stored
+      if (keep(n - 1)) break;
+      return LineRead::ok;
+    }
+    in.clear();  // the buffer filled before the '\n': read on
+    if (keep(n)) break;
+  }
+  line.resize(max_bytes);
+  return LineRead::too_long;
 }
 
 std::string read_text_file(const std::string& path) {

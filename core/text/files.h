@@ -9,7 +9,9 @@
 // (pytorch/pytorch#133437).
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <istream>
 #include <ostream>
 #include <string>
 
@@ -22,6 +24,15 @@ namespace ftb {
 // and the failing step ("write failed: No space left on device").
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write);
 void write_file_atomic(const std::string& path, const std::string& content);
+
+// std::getline with a bound: reads one line (without its '\n') into `line`.
+// A line longer than `max_bytes` is not read further: `line` holds its first
+// max_bytes bytes and the result is too_long, so a 1 GB line costs
+// max_bytes of memory, not 1 GB. At the end of the stream: `end` (and the
+// stream's eof/fail bits, as getline sets them); a last line without '\n'
+// is `ok` with eofbit set.
+enum class LineRead { ok, end, too_long };
+LineRead read_line(std::istream& in, std::string& line, std::size_t max_bytes);
 
 // The whole file; InputError naming `path` when it cannot be opened.
 std::string read_text_file(const std::string& path);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/text/errors.h"
+#include "core/text/limits.h"
 #include "core/text/text_data.h"
 
 namespace ftb {
@@ -97,24 +98,42 @@ std::vector<Example> read_imdb_archive(const std::string& path) {
   };
 
   Keyed keyed;
-  std::size_t members = 0;
+  std::uint64_t members = 0, declared_bytes = 0;
   archive_entry* entry = nullptr;
   for (;;) {
     int rc = archive_read_next_header(ar.get(), &entry);
     if (rc == ARCHIVE_EOF) break;
     if (rc < ARCHIVE_WARN) fail("cannot read the next member");
-    ++members;
+    // Bombs end here, from the headers, before their data is expanded
+    // (core/text/limits.h): millions of members, or sizes adding up to more
+    // than any IMDB archive holds.
+    if (++members > limits::kMaxArchiveMembers)
+      input_error(path, "more than " + std::to_string(limits::kMaxArchiveMembers) +
+                            " members (the limit; the official IMDB archive has about 100,000)");
+    const char* name = archive_entry_pathname(entry);
+    const std::string shown = name ? name : "?";
+    const la_int64_t declared = archive_entry_size_is_set(entry) ? archive_entry_size(entry) : 0;
+    const std::uint64_t size = static_cast<std::uint64_t>(std::max<la_int64_t>(0, declared));
+    declared_bytes += size;
+    if (declared_bytes > limits::kMaxArchiveBytes ||
+        static_cast<std::uint64_t>(archive_filter_bytes(ar.get(), 0)) > limits::kMaxArchiveBytes)
+      input_error(path, "expands to more than the " + limits::bytes_text(limits::kMaxArchiveBytes) +
+                            " limit (at member " + shown + ")");
     std::string key;
     int label = 0;
-    const char* name = archive_entry_pathname(entry);
     if (archive_entry_filetype(entry) != AE_IFREG || !name || !review_key(name, &key, &label)) {
       // Skipping still decompresses the member, so corruption inside it is
       // detected here too rather than silently ignored.
       if (archive_read_data_skip(ar.get()) < ARCHIVE_WARN) fail("cannot skip a member");
       continue;
     }
+    const auto too_large = [&] {
+      input_error(path, "member " + shown + " is larger than the " + limits::bytes_text(limits::kMaxReviewBytes) +
+                            " a review may hold (core/text/limits.h)");
+    };
+    if (size > limits::kMaxReviewBytes) too_large();
     std::string text;
-    if (archive_entry_size_is_set(entry)) text.reserve(archive_entry_size(entry));
+    text.reserve(size);
     char buf[64 * 1024];
     for (;;) {
       la_ssize_t n = archive_read_data(ar.get(), buf, sizeof buf);
@@ -124,6 +143,7 @@ std::vector<Example> read_imdb_archive(const std::string& path) {
         fail(("cannot read member " + std::string(name)).c_str());
       }
       text.append(buf, static_cast<std::size_t>(n));
+      if (text.size() > limits::kMaxReviewBytes) too_large();
     }
     keyed.emplace_back(std::move(key), Example{std::move(text), label});
   }
@@ -141,15 +161,22 @@ std::vector<Example> read_imdb_folder(const std::string& path) {
     input_error(path, "not an aclImdb folder (no train/ or test/ below it or below aclImdb/)");
 
   Keyed keyed;
+  std::uint64_t files = 0;
   for (const char* split : {"train", "test"}) {
     for (const char* cls : {"pos", "neg"}) {
       const fs::path dir = root / split / cls;
       if (!fs::is_directory(dir)) continue;
       for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+        if (++files > limits::kMaxArchiveMembers)
+          input_error(path, "more than " + std::to_string(limits::kMaxArchiveMembers) +
+                                " files in its train/ and test/ class folders (the limit; IMDB has 100,000)");
         std::string key;
         int label = 0;
         const std::string rel = std::string(split) + "/" + cls + "/" + e.path().filename().string();
         if (!e.is_regular_file() || !review_key(rel, &key, &label)) continue;
+        if (e.file_size() > limits::kMaxReviewBytes)
+          input_error(e.path().string(), "larger than the " + limits::bytes_text(limits::kMaxReviewBytes) +
+                                             " a review may hold (core/text/limits.h)");
         std::ifstream in(e.path(), std::ios::binary);
         if (!in) input_error(e.path().string(), "cannot read review file");
         std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

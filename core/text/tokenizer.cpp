@@ -29,6 +29,7 @@
 #include <utf8proc.h>
 
 #include "core/text/errors.h"
+#include "core/text/files.h"
 
 namespace ftb {
 namespace {
@@ -170,11 +171,9 @@ WordPieceTokenizer WordPieceTokenizer::from_tokens(std::vector<std::string> toke
 }
 
 void WordPieceTokenizer::save(const std::string& vocab_path) const {
-  std::ofstream out(vocab_path, std::ios::binary);
-  if (!out) input_error(vocab_path, "cannot write the vocabulary file");
-  for (const auto& token : tokens_) out << token << '\n';
-  out.flush();
-  if (!out) input_error(vocab_path, "write error");
+  write_file_atomic(vocab_path, [&](std::ostream& out) {
+    for (const auto& token : tokens_) out << token << '\n';
+  });
 }
 
 void WordPieceTokenizer::table_insert(PieceTable& table, const std::vector<std::string>& tokens,

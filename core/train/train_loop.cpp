@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "core/train/device.h"
+#include "core/text/interrupt.h"
 
 namespace ftb {
 
@@ -33,6 +34,9 @@ LoopResult run_fine_tuning(SequenceClassifier& model, Loaders loaders,
     double loss_sum = 0;
     int64_t correct = 0, samples = 0, steps = 0, epoch_tokens = 0;
     while (steps < state.steps_per_epoch) {
+      // Between steps, outside the timed region: a Ctrl-C ends the row here
+      // (core/text/interrupt.h), never inside a step.
+      throw_if_interrupted();
       const auto t0 = Clock::now();
       auto batch = loaders.train.next();
       if (!batch) break;

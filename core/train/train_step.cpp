@@ -1,5 +1,7 @@
 #include "core/train/train_step.h"
 
+#include "core/text/interrupt.h"
+
 namespace ftb {
 
 Batch to_device(const Batch& b, const torch::Device& device) {
@@ -42,6 +44,7 @@ EvalResult evaluate(SequenceClassifier& model, BatchLoader& loader,
   loader.start_epoch(0);
   while (auto batch = loader.next()) {
     if (max_batches > 0 && batches == max_batches) break;
+    throw_if_interrupted();  // between batches: a long evaluation stops too
     auto b = to_device(*batch, device);
     auto [loss, hits] = forward ? forward(b) : forward_loss(model, b);
     const int64_t n = b.labels.size(0);

@@ -10,14 +10,20 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "core/text/errors.h"
+#include "scenarios/parallel/launcher.h"
 
 namespace ftb::dist {
 namespace {
@@ -63,6 +69,30 @@ void check_agent_store(const c10::intrusive_ptr<c10d::Store>& store, const std::
                            "or let ftbench start the ranks itself (--world-size)");
 }
 
+// The listening socket our launcher handed to rank 0 (launcher.h,
+// kListenFdVar), when it is one and bound to `port`: the store serves on it,
+// so the port was never free for another process to take. Taken once.
+std::optional<int> inherited_listen_fd(int port) {
+  static std::atomic<bool> taken{false};
+  const char* text = std::getenv(kListenFdVar);
+  if (!text || taken) return std::nullopt;
+  char* end = nullptr;
+  const long fd = std::strtol(text, &end, 10);
+  if (end == text || *end || fd < 0 || fd > 65535) return std::nullopt;
+  int listening = 0;
+  socklen_t len = sizeof listening;
+  sockaddr_storage ss{};
+  socklen_t ss_len = sizeof ss;
+  if (getsockopt(static_cast<int>(fd), SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening ||
+      getsockname(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&ss), &ss_len) != 0)
+    return std::nullopt;
+  const int bound = ss.ss_family == AF_INET    ? ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port)
+                    : ss.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port)
+                                               : -1;
+  if (bound != port || taken.exchange(true)) return std::nullopt;
+  return static_cast<int>(fd);
+}
+
 // One TCPStore per process and address: every group (one per distributed
 // scenario) gets a PrefixStore on it. Rank 0 hosts it.
 c10::intrusive_ptr<c10d::Store> shared_store(const DistEnv& env, std::chrono::milliseconds timeout) {
@@ -87,6 +117,7 @@ c10::intrusive_ptr<c10d::Store> shared_store(const DistEnv& env, std::chrono::mi
   so.numWorkers = static_cast<std::size_t>(env.world_size);
   so.waitWorkers = !agent_store;
   so.timeout = timeout;
+  if (so.isServer) so.masterListenFd = inherited_listen_fd(env.master_port);
   c10::intrusive_ptr<c10d::Store> store;
   try {
     store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "core/text/errors.h"
+#include "core/text/interrupt.h"
 
 extern char** environ;
 
@@ -84,6 +85,7 @@ extern "C" void on_signal(int sig) {
   if (sig == SIGINT || sig == SIGTERM) {
     g_interrupt = sig;
     g_interrupts = g_interrupts + 1;
+    record_interrupt(sig);  // the run's flag (core/text/interrupt.h): the sweep stops after this row
   }
   const int fd = g_wake_fd;
   if (fd >= 0) {
@@ -260,7 +262,7 @@ struct Launch {
 
 // The rank's environment: the parent's, then the launcher's variables, then
 // the caller's extra ones (which win).
-std::vector<std::string> rank_environment(const LaunchOptions& o, int port, int rank) {
+std::vector<std::string> rank_environment(const LaunchOptions& o, int port, int rank, int listen_fd) {
   std::map<std::string, std::string> set = {
       {"RANK", std::to_string(rank)},
       {"LOCAL_RANK", std::to_string(rank)},
@@ -272,6 +274,7 @@ std::vector<std::string> rank_environment(const LaunchOptions& o, int port, int 
       {"OMP_NUM_THREADS", std::to_string(o.threads_per_rank)},
       {"FTB_THREADS", std::to_string(o.threads_per_rank)},
   };
+  if (listen_fd >= 0) set[kListenFdVar] = std::to_string(listen_fd);
   for (const auto& [k, v] : o.env) set[k] = v;
   std::vector<std::string> out;
   for (char** e = environ; e && *e; ++e) {
@@ -290,10 +293,11 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
 }
 
 // Forks one rank into process group `pgid` (0: a new group led by the rank)
-// and execs it. Returns its pid; `exec_errno` is exec's errno when the
-// program could not be started (the child then exits 127), else 0.
+// and execs it; `inherit_fd` (-1: none) stays open across exec. Returns its
+// pid; `exec_errno` is exec's errno when the program could not be started
+// (the child then exits 127), else 0.
 pid_t spawn(const char* program, char* const* argv, char* const* envp, pid_t pgid, const std::string& err_prefix,
-            int& exec_errno) {
+            int inherit_fd, int& exec_errno) {
   int status_pipe[2];  // close-on-exec: EOF = exec succeeded, an int = its errno
   if (pipe2(status_pipe, O_CLOEXEC) != 0) throw sys_error(errno, "pipe");
   // All signals blocked across fork: the child must not run the parent's
@@ -317,6 +321,7 @@ pid_t spawn(const char* program, char* const* argv, char* const* envp, pid_t pgi
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
+    if (inherit_fd >= 0) fcntl(inherit_fd, F_SETFD, 0);  // clears FD_CLOEXEC in this child only
     execve(program, argv, envp);
     const int err = errno;
     ssize_t n = write(status_pipe[1], &err, sizeof err);
@@ -371,14 +376,17 @@ void resolve(const std::string& addr, int port, AddrList& out) {
   if (rc != 0) input_error("MASTER_ADDR", "cannot resolve \"" + addr + "\": " + gai_strerror(rc));
 }
 
-// Binds a TCP socket to `a` and closes it. Returns 0 (and the bound port) or errno.
-int try_bind(const addrinfo* a, bool reuse, int* bound_port) {
+// Binds a TCP socket to `a`. Returns 0 (and the bound port) or errno. The
+// socket is closed, or with `keep` left open and listening in *keep.
+int try_bind(const addrinfo* a, bool reuse, int* bound_port, int* keep = nullptr) {
   const int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
   if (fd < 0) return errno;
   int err = 0;
   const int one = 1;
   if (reuse) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   if (bind(fd, a->ai_addr, a->ai_addrlen) != 0) {
+    err = errno;
+  } else if (keep && listen(fd, SOMAXCONN) != 0) {
     err = errno;
   } else if (bound_port) {
     sockaddr_storage ss{};
@@ -392,8 +400,25 @@ int try_bind(const addrinfo* a, bool reuse, int* bound_port) {
       else *bound_port = std::atoi(serv);
     }
   }
-  close(fd);
+  if (keep && err == 0) *keep = fd;
+  else close(fd);
   return err;
+}
+
+// The messages of check_port_free and listen_on for a bind that failed with `err`.
+[[noreturn]] void bind_error(const std::string& addr, int port, int err) {
+  if (port == 0)  // any port: the address is the problem
+    input_error("MASTER_ADDR", "cannot bind a port on \"" + addr + "\": " + std::strerror(err) +
+                                   " (it must be an address of this machine)");
+  if (err == EADDRINUSE)
+    input_error("MASTER_PORT", "port " + std::to_string(port) + " on " + addr +
+                                   " is already in use (another run, or a rank left from one, holds it); "
+                                   "choose another port, or 0 to pick a free one");
+  if (err == EACCES)
+    input_error("MASTER_PORT", "port " + std::to_string(port) + " on " + addr +
+                                   ": permission denied (ports below 1024 need root); choose another port");
+  input_error("MASTER_ADDR", "cannot bind \"" + addr + "\" port " + std::to_string(port) + ": " + std::strerror(err) +
+                                 " (it must be an address of this machine)");
 }
 
 }  // namespace
@@ -408,8 +433,22 @@ int pick_free_port(const std::string& addr) {
     if (err == 0 && port > 0) return port;
     if (!first_err) first_err = err ? err : EINVAL;
   }
-  input_error("MASTER_ADDR", "cannot bind a port on \"" + addr + "\": " + std::strerror(first_err) +
-                                 " (it must be an address of this machine)");
+  bind_error(addr, 0, first_err);
+}
+
+int listen_on(const std::string& addr, int port, int* bound_port) {
+  if (port < 0 || port > 65535) input_error("MASTER_PORT", "expected a TCP port in 1..65535, got " + std::to_string(port));
+  AddrList list;
+  resolve(addr, port, list);
+  int first_err = 0;
+  for (const addrinfo* a = list.head; a; a = a->ai_next) {
+    int fd = -1;
+    const int err = try_bind(a, /*reuse=*/port != 0, bound_port, &fd);
+    if (err == 0) return fd;
+    if (err == EADDRINUSE) bind_error(addr, port, err);
+    if (!first_err) first_err = err;
+  }
+  bind_error(addr, port, first_err ? first_err : EINVAL);
 }
 
 void check_port_free(const std::string& addr, int port) {
@@ -420,19 +459,11 @@ void check_port_free(const std::string& addr, int port) {
   bool bound = false;
   for (const addrinfo* a = list.head; a; a = a->ai_next) {
     const int err = try_bind(a, true, nullptr);
-    if (err == EADDRINUSE)
-      input_error("MASTER_PORT", "port " + std::to_string(port) + " on " + addr +
-                                     " is already in use (another run, or a rank left from one, holds it); "
-                                     "choose another port, or 0 to pick a free one");
+    if (err == EADDRINUSE) bind_error(addr, port, err);
     if (err == 0) bound = true;
     else if (!first_err) first_err = err;
   }
-  if (bound) return;
-  if (first_err == EACCES)
-    input_error("MASTER_PORT", "port " + std::to_string(port) + " on " + addr +
-                                   ": permission denied (ports below 1024 need root); choose another port");
-  input_error("MASTER_ADDR", "cannot bind \"" + addr + "\" port " + std::to_string(port) + ": " +
-                                 std::strerror(first_err) + " (it must be an address of this machine)");
+  if (!bound) bind_error(addr, port, first_err);
 }
 
 LaunchResult launch_ranks(const LaunchOptions& o) {
@@ -446,12 +477,16 @@ LaunchResult launch_ranks(const LaunchOptions& o) {
     if (k.empty() || k.find('=') != std::string::npos) input_error("env", "bad variable name \"" + k + "\"");
 
   Launch l;
-  if (o.master_port == 0) {
-    l.result.master_port = pick_free_port(o.master_addr);
-  } else {
-    check_port_free(o.master_addr, o.master_port);
-    l.result.master_port = o.master_port;
-  }
+  // Held until every rank is started; rank 0 inherits it (kListenFdVar).
+  struct Fd {
+    int fd = -1;
+    ~Fd() { reset(); }
+    void reset() {
+      if (fd >= 0) close(fd);
+      fd = -1;
+    }
+  } listening;
+  listening.fd = listen_on(o.master_addr, o.master_port, &l.result.master_port);
 
   std::vector<std::string> argv_s{o.program};
   argv_s.insert(argv_s.end(), o.args.begin(), o.args.end());
@@ -472,12 +507,13 @@ LaunchResult launch_ranks(const LaunchOptions& o) {
         interrupted();
         break;
       }
-      std::vector<std::string> env_s = rank_environment(o, l.result.master_port, r);
+      const int inherit = r == 0 ? listening.fd : -1;
+      std::vector<std::string> env_s = rank_environment(o, l.result.master_port, r, inherit);
       std::vector<char*> envp = c_strings(env_s);
       const std::string prefix = "launcher: rank " + std::to_string(r) + ": cannot execute " + o.program + ": ";
       int exec_errno = 0;
       Child& c = l.kids[r];
-      c.pid = spawn(o.program.c_str(), argv.data(), envp.data(), l.pgid, prefix, exec_errno);
+      c.pid = spawn(o.program.c_str(), argv.data(), envp.data(), l.pgid, prefix, inherit, exec_errno);
       c.running = true;
       if (l.pgid == 0) l.pgid = c.pid;
       if (exec_errno)
@@ -485,6 +521,7 @@ LaunchResult launch_ranks(const LaunchOptions& o) {
                            o.program + ": " + std::strerror(exec_errno) + " (exit status 127)");
     }
 
+    listening.reset();  // rank 0 has its copy
     while (!l.failed() && l.any_running()) {
       l.reap(true);
       if (l.failed() || !l.any_running()) break;

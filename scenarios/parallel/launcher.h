@@ -25,7 +25,7 @@ struct LaunchOptions {
   std::vector<std::string> args;           // argv[1..]
   int world_size = 2;
   std::string master_addr = "127.0.0.1";
-  int master_port = 0;                     // 0 = pick a free port (bind port 0 on master_addr)
+  int master_port = 0;                     // 0 = a free port (the system's choice for port 0 on master_addr)
   int threads_per_rank = 1;                // exported as OMP_NUM_THREADS and FTB_THREADS
   std::map<std::string, std::string> env;  // extra variables for every rank (set last: they win)
   double grace_s = 5;                      // after a failure: SIGTERM the others, SIGKILL after grace_s
@@ -45,14 +45,30 @@ struct LaunchResult {
   int master_port = 0;  // the port the ranks used
 };
 
+// The rendezvous port is held from the moment it is chosen: the launcher binds
+// and listens on master_addr:master_port itself and rank 0 inherits that
+// socket (its number in kListenFdVar), so no other process can take the port
+// between the choice and rank 0's store (c10d's TCPStoreOptions::masterListenFd,
+// the fix torchrun uses for the same race). Ranks that are not ftbench simply
+// ignore the inherited descriptor.
+inline constexpr const char* kListenFdVar = "FTB_MASTER_LISTEN_FD";
+
 // Runs the ranks to completion (see the top of this file). Throws InputError
 // for bad options or an unusable MASTER_ADDR/MASTER_PORT, std::system_error
 // when the system refuses to create processes (after stopping those started).
 LaunchResult launch_ranks(const LaunchOptions& o);
 
-// Binds port 0 on `addr`, reads the port the system chose, closes it.
-// InputError("MASTER_ADDR: ...") when `addr` cannot be resolved or bound.
+// Binds port 0 on `addr`, reads the port the system chose, closes it (so
+// another process may take it before it is used: launch_ranks holds its
+// port instead, see kListenFdVar). InputError("MASTER_ADDR: ...") when
+// `addr` cannot be resolved or bound.
 int pick_free_port(const std::string& addr);
+
+// A socket bound to addr:port (port 0: one the system picks; a given port
+// with SO_REUSEADDR, as c10d's TCPStore binds it) and listening; close-on-exec.
+// Sets `bound_port`. InputError naming MASTER_PORT when the port is taken,
+// MASTER_ADDR when the address is not one of this machine's.
+int listen_on(const std::string& addr, int port, int* bound_port);
 
 // InputError("MASTER_PORT: port N on ADDR is already in use ...") when
 // addr:port cannot be bound (with SO_REUSEADDR, as c10d's TCPStore does, so a

@@ -8,6 +8,7 @@
 #include "core/text/errors.h"
 #include "core/text/files.h"
 #include "core/train/device.h"
+#include "core/text/interrupt.h"
 #include "core/train/workload.h"
 #include "scenarios/parallel/launcher.h"
 #include "scenarios/parallel/rank_env.h"
@@ -55,6 +56,7 @@ ScenarioResult run_on_ranks(const ScenarioInfo& info, const RunConfig& config, i
   if (std::getenv("MASTER_PORT")) o.master_port = env.master_port;
   o.env = {{kScenarioVar, info.name}, {kDirVar, dir.path()}};
   const LaunchResult launch = launch_ranks(o);
+  throw_if_interrupted();  // the launcher stopped the ranks on SIGINT/SIGTERM
   if (launch.exit_code != 0) {
     // The first failing rank's own reason, if it wrote one, then the launcher's line.
     std::string reason;
