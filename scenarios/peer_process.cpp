@@ -158,6 +158,8 @@ PeerCommand peer_command() {
 }
 
 std::string peer_unavailable(const RunConfig& c, const PeerVariant& v) {
+  if (c.model_type == "bert")
+    return "the peer runs Hugging Face's DistilBertForSequenceClassification; this run's model is BERT (model_type=bert)";
   const bool cuda = resolve_device(c.device).is_cuda();
   if (v != PeerVariant::fp32 && !cuda)
     return std::string("the peer's ") + (v == PeerVariant::amp_compiled ? "torch.compile + fp16 AMP" : "fp16 AMP") +

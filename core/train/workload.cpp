@@ -211,7 +211,7 @@ std::string Workload::load_warning() const {
            file + " and are newly initialized: " + names_for_message(model_load.initialised, 8) + "\n";
   if (!model_load.ignored.empty())
     out += "Some weights of the model checkpoint at " + file +
-           " were not used when initializing DistilBertForSequenceClassification: " +
+           " were not used when initializing " + architecture_name(model_config.type) + ": " +
            names_for_message(model_load.ignored, 8) + "\n";
   return out;
 }
