@@ -15,11 +15,13 @@ const std::vector<ScenarioInfo>& scenario_registry() {
       trainer_scenario(),
       amp_scenario(),
       amp_bf16_scenario(),
+      bucketed_scenario(),
       cuda_graph_scenario(),
       ddp_scenario(),
       sharded_scenario(),
       zero2_scenario(),
       fabric_scenario(),
+      fastest_scenario(),
   };
   return table;
 }

@@ -28,5 +28,7 @@ ScenarioInfo ddp_scenario();
 ScenarioInfo sharded_scenario();
 ScenarioInfo zero2_scenario();
 ScenarioInfo fabric_scenario();
+ScenarioInfo bucketed_scenario();
+ScenarioInfo fastest_scenario();
 
 }  // namespace ftb
