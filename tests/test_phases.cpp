@@ -18,7 +18,7 @@
 
 using ftb::Phase;
 
-TEST_CASE("phases: names are unique and parse back; an unknown name is an error naming where") {
+TEST_CASE("phases: names are unique and parse back, an unknown name is an error naming where") {
   std::set<std::string> names;
   for (Phase p : ftb::all_phases()) {
     names.insert(ftb::phase_name(p));
@@ -29,7 +29,7 @@ TEST_CASE("phases: names are unique and parse back; an unknown name is an error 
                        doctest::Contains("results[0].phases.times.fwd"), ftb::InputError);
 }
 
-TEST_CASE("phases: the recorder times scopes inside a step only; other is the rest of the step") {
+TEST_CASE("phases: the recorder times scopes inside a step only, other is the rest of the step") {
   ftb::PhaseRecorder recorder(torch::kCPU);
   ftb::ActivePhaseRecorder active(&recorder);
   auto x = torch::randn({64, 64});
@@ -100,7 +100,7 @@ TEST_CASE("phases: baseline on a CPU breaks its time down into the phases that a
   CHECK(shares == doctest::Approx(1.0));
 }
 
-TEST_CASE("phases: report keys round-trip; reports without them read; the table shows them") {
+TEST_CASE("phases: report keys round-trip, reports without them read, the table shows them") {
   auto config = tiny_config();
   const auto workload = ftb::build_workload(config);
   auto r = ftb::run_scenario(*ftb::find_scenario("baseline"), workload, config, {});
