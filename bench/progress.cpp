@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace ftb {
@@ -34,7 +35,11 @@ void ProgressPrinter::on_train_start(const LoopState& s) {
 void ProgressPrinter::on_epoch_start(const LoopState&) { ema_loss_ = 0; }
 
 void ProgressPrinter::on_batch_end(const LoopState& s, const StepRecord& r) {
-  ema_loss_ = ema_loss_ == 0 ? r.loss : 0.95 * ema_loss_ + 0.05 * r.loss;
+  // On a device the loss is read once per epoch (NaN here, so the bar shows
+  // "-"; the epoch's line gives its mean): no wait on the device per step.
+  if (std::isfinite(r.loss)) ema_loss_ = ema_loss_ == 0 ? r.loss : 0.95 * ema_loss_ + 0.05 * r.loss;
+  char loss[32] = "-";
+  if (ema_loss_ != 0) std::snprintf(loss, sizeof loss, "%.4f", ema_loss_);
   const auto now = std::chrono::steady_clock::now();
   const int64_t in_epoch = s.step - (s.epoch - 1) * s.steps_per_epoch;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
@@ -47,18 +52,18 @@ void ProgressPrinter::on_batch_end(const LoopState& s, const StepRecord& r) {
     const int filled = s.steps_per_epoch ? static_cast<int>(width * in_epoch / s.steps_per_epoch) : width;
     std::string bar(filled, '#');
     bar.resize(width, '.');
-    std::fprintf(stderr, "\r[%s] epoch %lld/%lld [%s] %lld/%lld  %.2f it/s  ETA %s  loss %.4f  ",
+    std::fprintf(stderr, "\r[%s] epoch %lld/%lld [%s] %lld/%lld  %.2f it/s  ETA %s  loss %s  ",
                  s.scenario.c_str(), static_cast<long long>(s.epoch), static_cast<long long>(s.epochs),
                  bar.c_str(), static_cast<long long>(in_epoch), static_cast<long long>(s.steps_per_epoch), rate,
-                 clock_text(eta).c_str(), ema_loss_);
+                 clock_text(eta).c_str(), loss);
     std::fflush(stderr);
   } else {
     const int64_t every = std::max<int64_t>(1, s.steps_per_epoch / 10);
     if (in_epoch % every != 0 && in_epoch != s.steps_per_epoch) return;
-    std::fprintf(stderr, "[%s] epoch %lld/%lld step %lld/%lld  %.2f it/s  ETA %s  loss %.4f\n",
+    std::fprintf(stderr, "[%s] epoch %lld/%lld step %lld/%lld  %.2f it/s  ETA %s  loss %s\n",
                  s.scenario.c_str(), static_cast<long long>(s.epoch), static_cast<long long>(s.epochs),
                  static_cast<long long>(in_epoch), static_cast<long long>(s.steps_per_epoch), rate,
-                 clock_text(eta).c_str(), ema_loss_);
+                 clock_text(eta).c_str(), loss);
   }
 }
 

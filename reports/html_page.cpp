@@ -1,4 +1,6 @@
 #include "reports/html_page.h"
+#include "reports/ladder.h"
+#include "reports/phase_table.h"
 
 #include "reports/report_labels.h"
 #include "reports/table.h"
@@ -124,8 +126,8 @@ std::string links_html(const PageLinks& links) {
   return items.empty() ? "" : "<ul>" + items + "</ul>\n";
 }
 
-std::string table_html(const ResultTable& t) {
-  std::string out = "<div class=\"table-wrap\"><table id=\"results\">\n";
+std::string table_html(const ResultTable& t, const char* id = "results") {
+  std::string out = std::string("<div class=\"table-wrap\"><table id=\"") + id + "\">\n";
   for (size_t i = 0; i < t.rows.size(); ++i) {
     out += "<tr>";
     for (size_t c = 0; c < t.rows[i].size(); ++c) {
@@ -167,6 +169,8 @@ std::string report_page_html(const Report& report, const std::vector<PageChart>&
          html_escape(report_date(report)) + "</p>\n";
   out += render_note_html(render_note) + links_html(links);
   out += "<h2>Results</h2>\n" + table_html(speedup_table(report, baseline));
+  if (const auto rungs = ladder_table(report, baseline)) out += "<h2>Ladder</h2>\n" + table_html(*rungs, "ladder");
+  if (const auto phases = phase_table(report)) out += "<h2>Where the time goes</h2>\n" + table_html(*phases, "phases");
   out += "<h2>Charts</h2>\n" + charts_html(charts);
   out += "<h2>Environment</h2>\n<div id=\"environment\">";
   append_value(out, report.environment);

@@ -2,7 +2,9 @@
 
 #include "core/text/text_format.h"
 #include "reports/intervals.h"
+#include "reports/ladder.h"
 #include "reports/parity.h"
+#include "reports/phase_table.h"
 #include "reports/report_labels.h"
 
 #include <algorithm>
@@ -182,7 +184,12 @@ ResultTable speedup_table(const Report& report, const std::string& baseline) {
 
 std::string speedup_table_markdown(const Report& report, const std::string& baseline) {
   const ResultTable t = speedup_table(report, baseline);
-  return format_table(t.rows, t.right, TableStyle::markdown) + "\n" + t.notes;
+  std::string out = format_table(t.rows, t.right, TableStyle::markdown) + "\n" + t.notes;
+  if (const auto rungs = ladder_table(report, baseline))
+    out += "\n" + format_table(rungs->rows, rungs->right, TableStyle::markdown) + "\n" + rungs->notes;
+  if (const auto phases = phase_table(report))
+    out += "\n" + format_table(phases->rows, phases->right, TableStyle::markdown) + "\n" + phases->notes;
+  return out;
 }
 
 std::string result_table_text(const Report& report, const std::string& baseline) {

@@ -7,6 +7,7 @@
 #include "core/train/device.h"
 #include "core/train/grad_scaler.h"
 #include "scenarios/common.h"
+#include "core/train/phase_recorder.h"
 #include "scenarios/registry.h"
 
 namespace ftb {
@@ -29,10 +30,17 @@ ScenarioResult run_amp(const Workload& w, const RunConfig& c, const ScenarioCont
     return forward_loss(p.model, b);  // loss is fp32 (forward_loss casts the logits)
   };
   auto step = [&](const Batch& b) {
-    p.optimizer.zero_grad();
+    {
+      PhaseScope phase(Phase::optimizer);
+      p.optimizer.zero_grad();
+    }
     auto [loss, correct] = forward(b);
-    scaler.scale(loss).backward();  // outside autocast, as in Python
-    scaler.step(p.optimizer);       // one sync: reads found_inf
+    {
+      PhaseScope phase(Phase::backward);
+      scaler.scale(loss).backward();  // outside autocast, as in Python
+    }
+    PhaseScope phase(Phase::optimizer);
+    scaler.step(p.optimizer);  // one sync: reads found_inf
     scaler.update();
     return StepOutput{loss.detach(), correct};
   };

@@ -1,5 +1,6 @@
 #include "scenarios/common.h"
 
+#include "core/train/autocast.h"
 #include "core/train/device.h"
 
 namespace ftb {
@@ -50,6 +51,13 @@ ScenarioResult result_from_loop(const std::string& scenario, const LoopResult& l
   r.peak_bytes = peak_memory_bytes(device, &r.peak_bytes_source);
   r.step_ms_median = loop.step_ms_median;
   r.loader_wait_s = loop.loader_wait_s;
+  r.phases = loop.phases;
+  double real = 0, padded = 0;
+  for (const auto& s : loop.steps) {
+    real += static_cast<double>(s.tokens);
+    padded += static_cast<double>(s.samples * s.seq_len);
+  }
+  r.real_token_share = padded > 0 ? real / padded : 0;
   RepeatSample s;
   s.wall_time_s = r.wall_time_s;
   s.train_samples_per_s = r.train_samples_per_s;
@@ -97,10 +105,22 @@ ScenarioResult SingleProcess::result(const LoopResult& loop, Precision precision
 }
 
 ScenarioResult run_plain_loop(const Workload& w, const RunConfig& c, const ScenarioContext& ctx,
-                              const std::string& scenario) {
-  SingleProcess p(w, c, scenario);
-  auto step = [&](const Batch& b) { return train_step(p.model, p.optimizer, b); };
-  return p.result(p.fit(step, ctx), Precision::fp32);
+                              const std::string& scenario, Precision precision) {
+  if (precision == Precision::fp16_mixed)
+    throw std::logic_error("run_plain_loop: fp16 needs loss scaling (amp.cpp), not the plain step");
+  SingleProcess p(w, c, scenario);  // parameters stay fp32: autocast casts inside the ops
+  auto forward = [&](const Batch& b) {
+    PrecisionAutocast autocast(p.device.type(), precision);
+    return forward_loss(p.model, b);  // loss is fp32 (forward_loss casts the logits)
+  };
+  auto step = [&](const Batch& b) { return train_step(p.optimizer, b, forward); };
+  return p.result(p.fit(step, ctx, forward), precision);
+}
+
+RunConfig with_bucketing(RunConfig c) {
+  c.padding = "longest";
+  c.bucketing = "on";
+  return c;
 }
 
 }  // namespace ftb

@@ -48,11 +48,17 @@ struct SingleProcess {
   ScenarioResult result(const LoopResult& loop, Precision precision) const;
 };
 
-// The reference's plain fp32 step (zero_grad, forward, backward, Adam step)
-// over the shared loop, with the config's Adam: baseline, and fused_adam with
-// adam=fused.
+// The reference's plain step (zero_grad, forward, backward, Adam step) over
+// the shared loop, with the config's Adam: baseline, fused_adam with
+// adam=fused, bucketed with bucketing=on. With bf16_mixed the forward
+// (training and evaluation) runs under bf16 autocast, no loss scaling
+// (amp_bf16, fastest on CUDA); fp16 needs a GradScaler (amp.cpp).
 ScenarioResult run_plain_loop(const Workload& w, const RunConfig& c, const ScenarioContext& ctx,
-                              const std::string& scenario);
+                              const std::string& scenario, Precision precision = Precision::fp32);
+
+// The config with length bucketing on: padding to the longest row of each
+// batch, batches of similar lengths (core/train/batching.h).
+RunConfig with_bucketing(RunConfig c);
 
 // A ScenarioInfo's `unavailable` for rows that run anywhere.
 inline std::string runs_anywhere(const RunConfig&) { return ""; }

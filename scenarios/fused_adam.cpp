@@ -31,6 +31,7 @@ ScenarioInfo fused_adam_scenario() {
   s.name = kName;
   s.technique = "baseline with the fused Adam kernel: what the optimizer alone buys";
   s.technique_settings = {RowSetting::optimizer};
+  s.stack = {"fused_adam"};
   s.unavailable = fused_unavailable;
   s.run = run_fused_adam;
   return s;

@@ -15,6 +15,7 @@ const std::vector<ScenarioInfo>& scenario_registry() {
       trainer_scenario(),
       amp_scenario(),
       amp_bf16_scenario(),
+      bucketed_scenario(),
       cuda_graph_scenario(),
       ddp_scenario(),
       sharded_scenario(),
@@ -23,6 +24,7 @@ const std::vector<ScenarioInfo>& scenario_registry() {
       peer_scenario(),
       peer_amp_scenario(),
       peer_amp_compiled_scenario(),
+      fastest_scenario(),
   };
   return table;
 }

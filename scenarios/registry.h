@@ -31,5 +31,7 @@ ScenarioInfo fabric_scenario();
 ScenarioInfo peer_scenario();
 ScenarioInfo peer_amp_scenario();
 ScenarioInfo peer_amp_compiled_scenario();
+ScenarioInfo bucketed_scenario();
+ScenarioInfo fastest_scenario();
 
 }  // namespace ftb

@@ -132,6 +132,25 @@ ScenarioResult::Distributed distributed_from_json(const json& j, const std::stri
   d.comm_fallback = f.string("comm_fallback");
   return d;
 }
+// {"clock": ..., "times": {phase: {"seconds", "share"}}}; share of the sum of
+// every phase (train phases, validation, test).
+json phases_to_json(const PhaseTimes& p) {
+  json times = json::object();
+  for (Phase ph : all_phases()) times[phase_name(ph)] = {{"seconds", p[ph]}, {"share", p.share(ph)}};
+  return {{"clock", to_string(p.clock)}, {"times", std::move(times)}};
+}
+
+PhaseTimes phases_from_json(const json& j, const std::string& path) {
+  JsonFields f(j, path);
+  PhaseTimes p;
+  p.clock = phase_clock_from_string(f.string("clock"), f.name("clock"));
+  JsonFields times = f.object("times");
+  for (const auto& [name, value] : f.at("times").items()) {
+    const Phase ph = phase_from_name(name, times.name(name));
+    p[ph] = JsonFields(value, times.name(name)).number("seconds");
+  }
+  return p;
+}
 }  // namespace
 
 json to_json(const ScenarioResult& r, bool with_steps) {
@@ -164,7 +183,7 @@ json to_json(const ScenarioResult& r, bool with_steps) {
         {"model_tflops_per_s", r.model_tflops_per_s},
         {"mfu", r.mfu},
         {"peak_tflops_per_device", r.mfu_peak_tflops}}},
-      {"data", {{"loader_wait_s", r.loader_wait_s}}},
+      {"data", {{"loader_wait_s", r.loader_wait_s}, {"real_token_share", r.real_token_share}}},
       {"technique",
        {{"skipped_steps", r.skipped_steps},
         {"capture_time_s", r.capture_time_s},
@@ -176,6 +195,7 @@ json to_json(const ScenarioResult& r, bool with_steps) {
        {{"statistic", "median over repeats (peak memory: max)"},
         {"detail_from", "last repeat (epochs, accuracy, loss, technique, MFU's step times)"}}},
   };
+  if (!r.phases.empty()) j["phases"] = phases_to_json(r.phases);
   if (with_steps) j["steps"] = steps_to_json(r.steps);
   return j;
 }
@@ -222,6 +242,8 @@ ScenarioResult result_from_json(const json& j, const std::string& path) {
   r.mfu = efficiency.number("mfu");
   if (efficiency.has("peak_tflops_per_device")) r.mfu_peak_tflops = efficiency.number("peak_tflops_per_device");
   r.loader_wait_s = f.object("data").number("loader_wait_s");
+  // Added with length bucketing: optional, older reports lack it.
+  if (f.object("data").has("real_token_share")) r.real_token_share = f.object("data").number("real_token_share");
   JsonFields technique = f.object("technique");
   r.skipped_steps = technique.integer("skipped_steps");
   r.capture_time_s = technique.number("capture_time_s");
@@ -232,6 +254,8 @@ ScenarioResult result_from_json(const json& j, const std::string& path) {
   if (j.contains("threads")) r.threads = static_cast<int>(f.integer("threads"));
   if (j.contains("distributed") && !j.at("distributed").is_null()) r.distributed = distributed_from_json(j.at("distributed"), f.name("distributed"));
   if (f.has("steps")) r.steps = steps_from_json(f.array("steps"), f.name("steps"));
+  // Added with the phase breakdown: optional, older reports lack it.
+  if (f.has("phases")) r.phases = phases_from_json(f.at("phases"), f.name("phases"));
   return r;
 }
 void aggregate_repeats(ScenarioResult& r) {

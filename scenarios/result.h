@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/train/phases.h"
 #include "core/train/precision.h"
 #include "core/train/records.h"
 
@@ -67,6 +68,10 @@ struct ScenarioResult {
   double mfu = 0;                // model_tflops_per_s / (mfu_peak_tflops x devices)
   double mfu_peak_tflops = 0;    // per device, for this row's precision (environment.mfu_peak); 0 = none
   double loader_wait_s = 0;      // total time the step waited on data
+  double real_token_share = 0;   // non-pad over padded tokens of the training batches (last repeat); 0 = unknown
+  // Where the time went (rank 0's, last repeat): train phases of every step,
+  // validation and test; clock none = not measured (a skipped row, an old report).
+  PhaseTimes phases;
   // Technique-specific measurements every scenario reports (0 when unused).
   int64_t skipped_steps = 0;     // optimizer steps skipped by loss scaling (inf/NaN gradients)
   double capture_time_s = 0;     // CUDA-graph capture/warm-up, excluded from wall_time_s

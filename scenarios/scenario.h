@@ -58,6 +58,10 @@ struct ScenarioInfo {
   std::function<ScenarioResult(const Workload&, const RunConfig&, const ScenarioContext&)> run;
   Precision precision = Precision::fp32;  // what the row reports, also when skipped
   std::vector<RowSetting> technique_settings;  // what the technique itself changes (none for baseline)
+  // What the row stacks on baseline, for the ladder (reports/ladder.h):
+  // "bf16", "fused_adam", "bucketing"; empty = not a rung. A row whose stack
+  // depends on the device records it in extra.stack instead (fastest).
+  std::vector<std::string> stack;
   // Where the precision depends on the config (distributed rows): overrides `precision`.
   std::function<Precision(const RunConfig&)> precision_of;
 };

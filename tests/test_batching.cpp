@@ -4,6 +4,7 @@
 // tokenizer.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <vector>
@@ -251,4 +252,64 @@ TEST_CASE("batching: tokenize_split keeps the order with any number of threads")
     CHECK(one.labels[i] == examples[i].label);
   }
   CHECK(ftb::tokenize_split(tok, {}, 8, 4).size() == 0);
+}
+
+namespace {
+// Real over padded tokens of an epoch's batches (the cost padding adds).
+double real_share(ftb::BatchLoader& loader, int64_t epoch) {
+  loader.start_epoch(epoch);
+  double real = 0, padded = 0;
+  while (auto b = loader.next()) {
+    real += static_cast<double>(b->real_tokens);
+    padded += static_cast<double>(b->input_ids.numel());
+  }
+  return real / padded;
+}
+}  // namespace
+
+TEST_CASE("batching: bucketing groups similar lengths, keeps every row once, shuffles batches per epoch") {
+  const auto split = make_split(600);  // lengths 3..11
+  ftb::LoaderOptions o;
+  o.batch_size = 6;
+  o.padding = ftb::Padding::longest;
+  o.prefetch = 0;
+  o.max_length = 64;
+  ftb::BatchLoader plain(split, o);
+  o.bucketing = true;
+  ftb::BatchLoader bucketed(split, o);
+
+  // Less padding than random batches of the same rows.
+  const double plain_share = real_share(plain, 0), bucketed_share = real_share(bucketed, 0);
+  CHECK(bucketed_share > plain_share);
+  CHECK(bucketed_share > 0.95);  // 3 of the 9 lengths share a batch at most at a window's seams
+
+  // Every row once per epoch; a batch spans at most two neighbouring lengths.
+  const auto e0 = epoch_rows(bucketed, 0);
+  std::multiset<int64_t> seen;
+  for (const auto& batch : e0) {
+    int64_t lo = 100, hi = 0;
+    for (int64_t r : batch) {
+      seen.insert(r);
+      lo = std::min<int64_t>(lo, r % 9), hi = std::max<int64_t>(hi, r % 9);
+    }
+    CHECK(hi - lo <= 1);
+  }
+  CHECK(seen.size() == 600);
+  CHECK(std::set<int64_t>(seen.begin(), seen.end()).size() == 600);
+
+  // The batch order is random (not longest first) and new each epoch, yet the
+  // same for the same seed and epoch.
+  std::vector<int64_t> longest;
+  for (const auto& batch : e0) longest.push_back(batch[0] % 9);
+  CHECK_FALSE(std::is_sorted(longest.rbegin(), longest.rend()));
+  CHECK(epoch_rows(bucketed, 1) != e0);
+  CHECK(epoch_rows(bucketed, 0) == e0);
+}
+
+TEST_CASE("batching: bucketing with padding to max_length is an error naming bucketing") {
+  const auto split = make_split(20);
+  ftb::LoaderOptions o;
+  o.bucketing = true;
+  o.padding = ftb::Padding::max_length;
+  CHECK_THROWS_WITH_AS(ftb::BatchLoader(split, o), doctest::Contains("bucketing"), ftb::InputError);
 }

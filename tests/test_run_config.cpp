@@ -42,6 +42,16 @@ TEST_CASE("run_config: overrides set typed keys, unknown keys and bad values nam
   CHECK_THROWS_AS(ftb::validate(c), ftb::InputError);
 }
 
+TEST_CASE("run_config: bucketing needs padding=longest, and says so naming bucketing") {
+  auto c = ftb::preset_config("paper");  // pads to max_length
+  ftb::apply_override(c, "bucketing=on");
+  CHECK_THROWS_WITH_AS(ftb::validate(c), doctest::Contains("bucketing: on needs padding=longest"), ftb::InputError);
+  ftb::apply_override(c, "padding=longest");
+  ftb::validate(c);
+  ftb::apply_override(c, "bucketing=yes");
+  CHECK_THROWS_WITH_AS(ftb::validate(c), doctest::Contains("bucketing: must be off or on"), ftb::InputError);
+}
+
 TEST_CASE("run_config: the JSON form keeps numbers as numbers") {
   auto j = ftb::to_json(ftb::preset_config("paper"));
   CHECK(j.at("batch_size").is_number());

@@ -136,13 +136,15 @@ TEST_CASE("trainer: CsvMetricsLogger writes Lightning's header and rows") {
   const int64_t epochs = 2, steps_per_epoch = 5;
   for (int64_t epoch = 1; epoch <= epochs; ++epoch) {
     state.epoch = epoch;
+    std::vector<ftb::StepRecord> steps;
     for (int64_t i = 0; i < steps_per_epoch; ++i) {
       ftb::StepRecord s;
       s.step = ++state.step;
       s.epoch = epoch;
       s.loss = 0.5;
-      log.on_batch_end(state, s);
+      steps.push_back(s);
     }
+    log.on_epoch_steps(state, steps);
     ftb::EpochRecord e;
     e.epoch = epoch;
     e.train_acc = 0.75, e.val_acc = 0.625, e.val_loss = 0.25;

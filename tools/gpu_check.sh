@@ -12,7 +12,7 @@
 # of doctest, nlohmann-json, CLI11, libarchive, utf8proc, libcsv).
 #
 #   tools/gpu_check.sh [RESULTS_DIR] [EXTRA_RUN_ARGS...]
-#   FTB_GPU_STAGES="full tests" tools/gpu_check.sh ...   (default: tests smoke mfu full peer)
+#   FTB_GPU_STAGES="full tests" tools/gpu_check.sh ...   (default: tests smoke mfu full peer ladder)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -53,8 +53,8 @@ else
   fi
 fi
 ftbench="$build/ftbench"
-stages=" ${FTB_GPU_STAGES:-tests smoke mfu full peer} "
-tests_rc=0 run_rc=0 mfu_rc=0 full_rc=0 peer_rc=0
+stages=" ${FTB_GPU_STAGES:-tests smoke mfu full peer ladder} "
+tests_rc=0 run_rc=0 mfu_rc=0 full_rc=0 peer_rc=0 ladder_rc=0
 
 stage_tests() {
 log "tests"
@@ -111,7 +111,27 @@ FTB_PEER_PYTHON="$py" "$ftbench" run --preset mfu --device cuda --scenarios "$ro
 tail -12 "$out/peer-mfu.stdout" >&2; grep -E "FAILED|error|skipped" "$out/peer-mfu.stderr" | tail -5 >&2
 }
 
+# --- phases and ladder (issue 10, "where the time goes" / "beyond the reference") ---
+# The ladder's rows on the full-size model: baseline -> +bf16 -> +fused Adam
+# -> +bucketing (fastest), each against the rung below; the phase breakdown
+# must come from CUDA events (read once per epoch, no sync per step).
+stage_ladder() {
+log "ladder: baseline, amp_bf16, fused_adam, bucketed, fastest on the full-size model (synthetic-full), phases from CUDA events"
+"$ftbench" run --preset synthetic-full --device cuda --scenarios baseline,amp_bf16,fused_adam,bucketed,fastest \
+  --out "$out/ladder" epochs=1 synthetic_count=3000 "$@" >"$out/ladder.stdout" 2>"$out/ladder.stderr"
+ladder_rc=$?
+grep -A8 "^| rung" "$out/ladder.stdout" >&2
+"$python" - "$out/ladder/report.json" <<'PY' >&2 || ladder_rc=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+bad = [x["scenario"] for x in r["results"] if x["status"] == "ok" and x.get("phases", {}).get("clock") != "cuda_events"]
+print("phases clock: " + ("cuda_events on every ok row" if not bad else "NOT cuda_events: " + ", ".join(bad)))
+sys.exit(1 if bad else 0)
+PY
+}
+# --- end phases and ladder ---
+
 for stage in $stages; do "stage_$stage" "$@"; done
 
-log "done: tests rc=$tests_rc, smoke rc=$run_rc, mfu rc=$mfu_rc, full rc=$full_rc, peer rc=$peer_rc; results in $out"
-[ "$tests_rc" = 0 ] && [ "$run_rc" = 0 ] && [ "$mfu_rc" = 0 ] && [ "$full_rc" = 0 ] && [ "$peer_rc" = 0 ]
+log "done: tests rc=$tests_rc, smoke rc=$run_rc, mfu rc=$mfu_rc, full rc=$full_rc, peer rc=$peer_rc, ladder rc=$ladder_rc; results in $out"
+[ "$tests_rc" = 0 ] && [ "$run_rc" = 0 ] && [ "$mfu_rc" = 0 ] && [ "$full_rc" = 0 ] && [ "$peer_rc" = 0 ] && [ "$ladder_rc" = 0 ]

@@ -76,7 +76,6 @@ struct DistilBertModelImpl : torch::nn::Module {
 };
 TORCH_MODULE(DistilBertModel);
 
-// Built through make_classifier (core/model/classifier.h).
 // Built by make_classifier (core/model/classifier.h) for model_type distilbert.
 struct DistilBertForSequenceClassificationImpl : SequenceClassifierImpl {
   explicit DistilBertForSequenceClassificationImpl(const ModelConfig& c);

@@ -68,6 +68,8 @@ BatchLoader::BatchLoader(const TokenizedSplit& split, LoaderOptions options)
     input_error("rank", "rank " + std::to_string(opt_.rank) + " is outside world size " +
                             std::to_string(opt_.world_size));
   if (opt_.prefetch < 0) input_error("prefetch", "must be 0 (synchronous) or more");
+  if (opt_.bucketing && opt_.padding != Padding::longest)
+    input_error("bucketing", "needs padding=longest (padded to max_length, every batch has the same length)");
   if (split_.input_ids.size() != split_.labels.size())
     input_error("tokenized split", "input_ids and labels differ in length");
 }
@@ -111,9 +113,26 @@ void BatchLoader::start_epoch(int64_t epoch) {
   for (std::size_t i = static_cast<std::size_t>(opt_.rank); i < order.size(); i += w)
     mine.push_back(order[i]);
 
+  if (opt_.bucketing) {
+    // Sort each window by length, longest first (stable: ties keep the
+    // shuffled order); the batches cut from it below then pad little.
+    const std::size_t window = b * kBucketWindowBatches;
+    auto longer = [&](int64_t x, int64_t y) {
+      return split_.input_ids[static_cast<std::size_t>(x)].size() > split_.input_ids[static_cast<std::size_t>(y)].size();
+    };
+    for (std::size_t i = 0; i < mine.size(); i += window)
+      std::stable_sort(mine.begin() + static_cast<std::ptrdiff_t>(i),
+                       mine.begin() + static_cast<std::ptrdiff_t>(std::min(mine.size(), i + window)), longer);
+  }
   epoch_batches_.clear();
   for (std::size_t i = 0; i < mine.size(); i += b)
     epoch_batches_.emplace_back(mine.begin() + i, mine.begin() + std::min(mine.size(), i + b));
+  if (opt_.bucketing && opt_.shuffle) {
+    // Long and short batches interleave at random: another stream of the
+    // same seed, so the batches' order is random each epoch yet reproducible.
+    std::mt19937_64 rng(splitmix64(opt_.seed + static_cast<uint64_t>(epoch)));
+    portable_shuffle(epoch_batches_, rng);
+  }
 
   cursor_ = 0;
   ready_.clear();

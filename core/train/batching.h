@@ -53,6 +53,13 @@ struct LoaderOptions {
   int32_t pad_id = 0;
   uint64_t seed = 123;   // epoch e shuffles with seed + e (same on every rank)
   int prefetch = 2;      // batches prepared ahead; 0 = synchronous
+  // Length bucketing (needs Padding::longest): this rank's share of the
+  // epoch's permutation is cut into windows of kBucketWindowBatches batches;
+  // each window is sorted by length and cut into batches, so a batch holds
+  // reviews of similar length and pads little; with shuffle the batches are
+  // then shuffled (seed + epoch: random each epoch, the same on every rank).
+  // What Hugging Face's group_by_length (LengthGroupedSampler) does.
+  bool bucketing = false;
   // Distributed sampler semantics: this rank takes indices rank, rank+world, ...
   // of the epoch's permutation (after drop_last trimming to a multiple of
   // world * batch_size), so ranks see disjoint shards.
@@ -63,6 +70,9 @@ struct LoaderOptions {
   // every example is counted exactly once.
   bool even_shards = true;
 };
+
+// Batches per sorting window of bucketing (HF's megabatch multiplier, 50).
+constexpr std::size_t kBucketWindowBatches = 50;
 
 class BatchLoader {
  public:
@@ -78,6 +88,8 @@ class BatchLoader {
   std::optional<Batch> next();
   // Seconds the consumer spent blocked in next() since construction.
   double wait_s() const { return wait_s_; }
+  // The row indices of the current epoch's batches, in order.
+  const std::vector<std::vector<int64_t>>& epoch_batches() const { return epoch_batches_; }
 
  private:
   Batch make_batch(const std::vector<int64_t>& rows) const;

@@ -97,6 +97,7 @@ const std::vector<Field>& fields() {
       FTB_NUM(warmup_steps, int, "steps excluded from step-time statistics"),
       FTB_NUM(max_length, int, "tokens per sequence after truncation"),
       FTB_STR(padding, "max_length (pad to max_length) | longest (per batch)"),
+      FTB_STR(bucketing, "off | on: batches of similar length (needs padding=longest), batch order still shuffled"),
       FTB_NUM(limit, int64_t, "keep the first N shuffled examples; 0 = all"),
       FTB_NUM(synthetic_count, int64_t, "reviews in the synthetic corpus"),
       FTB_NUM(label_noise, double, "fraction of synthetic labels flipped"),
@@ -236,6 +237,9 @@ void validate(const RunConfig& c) {
   require(c.warmup_steps >= 0, "warmup_steps", "must be >= 0");
   require(c.max_length >= 2, "max_length", "must be >= 2 ([CLS] and [SEP])");
   require(c.padding == "max_length" || c.padding == "longest", "padding", "must be max_length or longest");
+  require(c.bucketing == "off" || c.bucketing == "on", "bucketing", "must be off or on");
+  require(c.bucketing == "off" || c.padding == "longest", "bucketing",
+          "on needs padding=longest (padded to max_length, every batch has the same length)");
   require(c.limit >= 0, "limit", "must be >= 0");
   require(c.synthetic_count >= 10, "synthetic_count", "must be >= 10");
   require(c.label_noise >= 0 && c.label_noise < 0.5, "label_noise", "must be in [0, 0.5)");

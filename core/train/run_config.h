@@ -49,6 +49,7 @@ struct RunConfig {
   // Data and tokenization (the reference pads every sequence to 512).
   int max_length = 512;
   std::string padding = "max_length";  // max_length | longest
+  std::string bucketing = "off";       // on: batches of similar length (needs padding=longest); order still shuffled
   int64_t limit = 0;                   // keep the first N shuffled examples; 0 = all
   int64_t synthetic_count = 5000;      // size of the synthetic corpus
   double label_noise = 0.05;

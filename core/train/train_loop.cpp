@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
+#include <optional>
 
 #include "core/train/device.h"
 #include "core/text/interrupt.h"
+#include "core/train/phase_recorder.h"
 
 namespace ftb {
 
@@ -26,43 +29,85 @@ LoopResult run_fine_tuning(SequenceClassifier& model, Loaders loaders,
   const auto wall_start = Clock::now();
   for (auto* cb : callbacks) cb->on_train_start(state);
 
+  // Steps are timed by the recorder (CUDA events on a GPU, read once per
+  // epoch) and the loss and hits stay on the device until the epoch ends: the
+  // loop adds no host synchronisation inside an epoch (the reference's loop
+  // has none either). On a CPU a scalar is ready when the op returns, so the
+  // loss is read at once for the callbacks.
+  PhaseRecorder recorder(options.device);
+  ActivePhaseRecorder active(&recorder);
+  const bool read_now = options.device.is_cpu();
+  const double not_read = std::numeric_limits<double>::quiet_NaN();
+  result.phases.clock = recorder.clock();
   for (int64_t epoch = 1; epoch <= options.epochs; ++epoch) {
     state.epoch = epoch;
     for (auto* cb : callbacks) cb->on_epoch_start(state);
     loaders.train.start_epoch(epoch - 1);
     const auto epoch_start = Clock::now();
-    double loss_sum = 0;
-    int64_t correct = 0, samples = 0, steps = 0, epoch_tokens = 0;
+    const std::size_t first_step = result.steps.size();
+    // The step's loss may live in a buffer the next step overwrites (a CUDA
+    // graph's output): copied in stream order, read at the epoch's end.
+    torch::Tensor losses;
+    if (!read_now) losses = torch::empty({state.steps_per_epoch}, torch::TensorOptions().device(options.device));
+    torch::Tensor correct_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(options.device));
+    int64_t samples = 0, steps = 0, epoch_tokens = 0;
     while (steps < state.steps_per_epoch) {
       // Between steps, outside the timed region: a Ctrl-C ends the row here
       // (core/text/interrupt.h), never inside a step.
       throw_if_interrupted();
       const auto t0 = Clock::now();
-      auto batch = loaders.train.next();
+      std::optional<Batch> batch;
+      {
+        NvtxRange wait(phase_name(Phase::data_wait));
+        batch = loaders.train.next();
+      }
       if (!batch) break;
-      const auto t1 = Clock::now();
-      auto b = to_device(*batch, options.device);
+      const double wait_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      recorder.begin_step();
+      Batch b;
+      {
+        PhaseScope copy(Phase::h2d_copy);
+        b = to_device(*batch, options.device);
+      }
       StepOutput out = step(b);
-      synchronize(options.device);  // the step is done when the device is
-      const auto t2 = Clock::now();
-      // Already synchronised: reading the scalars costs no extra wait.
+      recorder.end_step();
       StepRecord rec;
       rec.step = ++state.step;
       rec.epoch = epoch;
-      rec.wait_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-      rec.step_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
-      rec.loss = out.loss.item<double>();
+      rec.wait_ms = wait_ms;
+      result.phases[Phase::data_wait] += wait_ms / 1000;
+      rec.step_ms = read_now ? recorder.last_step_ms() : not_read;
+      rec.loss = read_now ? out.loss.item<double>() : not_read;
+      if (!read_now) losses[steps].copy_(out.loss, /*non_blocking=*/true);
       rec.samples = b.labels.size(0);
       rec.tokens = batch->real_tokens;
       rec.seq_len = b.input_ids.size(1);
-      loss_sum += rec.loss;
-      correct += out.correct.item<int64_t>();
+      correct_sum += out.correct;
       samples += rec.samples;
       epoch_tokens += rec.tokens;
       ++steps;
       result.steps.push_back(rec);
       for (auto* cb : callbacks) cb->on_batch_end(state, rec);
     }
+    // The epoch's one wait on the device: step times from the recorder's
+    // marks, losses and hits from their device scalars.
+    const auto step_ms = recorder.collect_epoch(result.phases);
+    std::vector<double> loss_values;
+    if (!read_now) {
+      auto all = losses.narrow(0, 0, steps).to(torch::kCPU, torch::kDouble).contiguous();
+      loss_values.assign(all.data_ptr<double>(), all.data_ptr<double>() + all.numel());
+    }
+    double loss_sum = 0;
+    for (std::size_t i = first_step; i < result.steps.size(); ++i) {
+      auto& rec = result.steps[i];
+      rec.step_ms = step_ms[i - first_step];
+      if (!read_now) rec.loss = loss_values[i - first_step];
+      loss_sum += rec.loss;
+    }
+    const auto correct = correct_sum.item<int64_t>();
+    const std::vector<StepRecord> epoch_steps(result.steps.begin() + static_cast<std::ptrdiff_t>(first_step),
+                                              result.steps.end());
+    for (auto* cb : callbacks) cb->on_epoch_steps(state, epoch_steps);
     EpochRecord er;
     er.epoch = epoch;
     er.time_s = seconds_since(epoch_start);
@@ -79,8 +124,14 @@ LoopResult run_fine_tuning(SequenceClassifier& model, Loaders loaders,
     result.train_samples += static_cast<int64_t>(all_samples);
     result.train_tokens += static_cast<int64_t>(totals[4].item<double>());
 
-    auto val = evaluate(model, loaders.val, options.device, options.eval_max_batches, eval_forward,
-                        options.sum_across_ranks);
+    const auto val_start = Clock::now();
+    EvalResult val;
+    {
+      NvtxRange range(phase_name(Phase::validation));
+      val = evaluate(model, loaders.val, options.device, options.eval_max_batches, eval_forward,
+                     options.sum_across_ranks);  // ends reading its sums: the device is done
+    }
+    result.phases[Phase::validation] += seconds_since(val_start);
     er.val_loss = val.loss;
     er.val_acc = val.acc;
     for (auto* cb : callbacks) cb->on_validation_end(state, er);
@@ -91,8 +142,13 @@ LoopResult run_fine_tuning(SequenceClassifier& model, Loaders loaders,
   result.wall_time_s = seconds_since(wall_start);
   for (auto* cb : callbacks) cb->on_train_end(state);
 
-  result.test = evaluate(model, loaders.test, options.device, options.eval_max_batches, eval_forward,
-                         options.sum_across_ranks);
+  const auto test_start = Clock::now();
+  {
+    NvtxRange range(phase_name(Phase::test));
+    result.test = evaluate(model, loaders.test, options.device, options.eval_max_batches, eval_forward,
+                           options.sum_across_ranks);
+  }
+  result.phases[Phase::test] += seconds_since(test_start);
   result.loader_wait_s = loaders.train.wait_s();
   std::vector<double> timed;
   for (const auto& s : result.steps)

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/train/batching.h"
+#include "core/train/phases.h"
 #include "core/train/train_step.h"
 #include "core/train/records.h"
 
@@ -27,7 +28,13 @@ class LoopCallback {
   virtual ~LoopCallback() = default;
   virtual void on_train_start(const LoopState&) {}
   virtual void on_epoch_start(const LoopState&) {}
+  // Called after each step. On a CPU the record is complete; on a device
+  // its loss and step_ms are NaN (reading them would wait on the device every
+  // step): on_epoch_steps brings the complete records of the epoch.
   virtual void on_batch_end(const LoopState&, const StepRecord&) {}
+  // The epoch's step records, complete, once read from the device (one wait
+  // per epoch), before validation.
+  virtual void on_epoch_steps(const LoopState&, const std::vector<StepRecord>&) {}
   virtual void on_validation_end(const LoopState&, const EpochRecord&) {}
   virtual void on_epoch_end(const LoopState&, const EpochRecord&) {}
   virtual void on_train_end(const LoopState&) {}
@@ -62,6 +69,7 @@ struct LoopResult {
   int64_t rank_train_samples = 0;               // this rank's share
   double loader_wait_s = 0;
   double step_ms_median = 0;  // over steps after warm-up
+  PhaseTimes phases;          // this rank's train phases, validation and test
   EvalResult test;
 };
 

@@ -1,6 +1,7 @@
 #include "core/train/train_step.h"
 
 #include "core/text/interrupt.h"
+#include "core/train/phase_recorder.h"
 
 namespace ftb {
 
@@ -15,6 +16,7 @@ Batch to_device(const Batch& b, const torch::Device& device) {
 
 std::pair<torch::Tensor, torch::Tensor> forward_loss(SequenceClassifier& model,
                                                      const Batch& batch) {
+  PhaseScope phase(Phase::forward);
   auto logits = model->forward(batch.input_ids, batch.attention_mask);  // (B,L)
   // fp32 loss even when the forward ran in reduced precision (as autocast does).
   auto loss = torch::cross_entropy_loss(logits.to(torch::kFloat), batch.labels);
@@ -24,10 +26,23 @@ std::pair<torch::Tensor, torch::Tensor> forward_loss(SequenceClassifier& model,
 
 StepOutput train_step(SequenceClassifier& model, torch::optim::Optimizer& optimizer,
                       const Batch& batch) {
-  optimizer.zero_grad();
-  auto [loss, correct] = forward_loss(model, batch);
-  loss.backward();
-  optimizer.step();
+  return train_step(optimizer, batch, [&](const Batch& b) { return forward_loss(model, b); });
+}
+
+StepOutput train_step(torch::optim::Optimizer& optimizer, const Batch& batch, const EvalForward& forward) {
+  {
+    PhaseScope phase(Phase::optimizer);
+    optimizer.zero_grad();
+  }
+  auto [loss, correct] = forward(batch);
+  {
+    PhaseScope phase(Phase::backward);
+    loss.backward();
+  }
+  {
+    PhaseScope phase(Phase::optimizer);
+    optimizer.step();
+  }
   return {loss.detach(), correct};
 }
 

@@ -25,16 +25,20 @@ Batch to_device(const Batch& b, const torch::Device& device);
 std::pair<torch::Tensor, torch::Tensor> forward_loss(SequenceClassifier& model,
                                                      const Batch& batch);
 
+// How a scenario runs a forward pass (e.g. under autocast): loss and hits.
+using EvalForward = std::function<std::pair<torch::Tensor, torch::Tensor>(const Batch&)>;
+
 // The reference's plain step: zero_grad, forward, backward, optimizer step.
 StepOutput train_step(SequenceClassifier& model, torch::optim::Optimizer& optimizer,
                       const Batch& batch);
+// The same with the forward given: backward and the optimizer step run
+// outside whatever the forward set up (autocast), as in Python.
+StepOutput train_step(torch::optim::Optimizer& optimizer, const Batch& batch, const EvalForward& forward);
 
 struct EvalResult {
   double loss = 0, acc = 0;
   int64_t samples = 0;
 };
-// How a scenario runs a forward pass for evaluation (e.g. under autocast).
-using EvalForward = std::function<std::pair<torch::Tensor, torch::Tensor>(const Batch&)>;
 // Distributed runs: sums a float64 CPU tensor over ranks in place (metrics
 // only; each rank evaluates its own shard). Empty = one process.
 using SumAcrossRanks = std::function<void(torch::Tensor&)>;

@@ -129,10 +129,14 @@ void CsvMetricsLogger::on_train_start(const LoopState&) {
   if (!parent.empty()) make_directories(parent.string());
 }
 
-void CsvMetricsLogger::on_batch_end(const LoopState&, const StepRecord& s) {
-  if (s.step % every_n_steps_ != 0) return;
-  // epoch,step,train_acc,train_loss,val_acc,val_loss
-  rows_.push_back(std::to_string(s.epoch - 1) + "," + std::to_string(s.step - 1) + ",," + number(s.loss) + ",,");
+// The epoch's complete records (on a GPU the loss is read once per epoch, not
+// per step), before validation: the rows keep Lightning's order.
+void CsvMetricsLogger::on_epoch_steps(const LoopState&, const std::vector<StepRecord>& steps) {
+  for (const auto& s : steps) {
+    if (s.step % every_n_steps_ != 0) continue;
+    // epoch,step,train_acc,train_loss,val_acc,val_loss
+    rows_.push_back(std::to_string(s.epoch - 1) + "," + std::to_string(s.step - 1) + ",," + number(s.loss) + ",,");
+  }
 }
 
 void CsvMetricsLogger::on_validation_end(const LoopState& st, const EpochRecord& e) {

@@ -130,7 +130,7 @@ class CsvMetricsLogger : public TrainerCallback {
   static constexpr const char* kHeader = "epoch,step,train_acc,train_loss,val_acc,val_loss";
   CsvMetricsLogger(std::string path, int64_t every_n_steps = 50);
   void on_train_start(const LoopState&) override;
-  void on_batch_end(const LoopState&, const StepRecord& s) override;
+  void on_epoch_steps(const LoopState&, const std::vector<StepRecord>& steps) override;
   void on_validation_end(const LoopState& st, const EpochRecord& e) override;
   void on_epoch_end(const LoopState&, const EpochRecord&) override;
   void report(TrainerResult& r) const override;

@@ -142,6 +142,7 @@ LoaderOptions Workload::train_loader_options(const RunConfig& c) const {
   o.pad_id = tokenizer->pad_id();
   o.seed = c.seed;
   o.prefetch = c.prefetch;
+  o.bucketing = c.bucketing == "on";
   return o;
 }
 

@@ -6,6 +6,7 @@
 #include "core/train/autocast.h"
 #include "core/train/device.h"
 #include "core/train/grad_scaler.h"
+#include "core/train/phase_recorder.h"
 
 namespace ftb {
 
@@ -98,15 +99,25 @@ ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const Sc
   RunLoaders loaders(w, c, comm->rank(), comm->size());
   reset_peak_memory(device);
   auto step = [&](const Batch& b) {
-    dp.zero_grad();
+    {
+      PhaseScope phase(Phase::optimizer);
+      dp.zero_grad();
+    }
     torch::Tensor loss, correct;
     {
       PrecisionAutocast autocast(device.type(), precision);
       std::tie(loss, correct) = forward_loss(model, b);
     }
     // Buckets are all-reduced (reduce-scattered) from hooks during backward.
-    (scaler ? scaler->scale(loss) : loss).backward();
-    dp.finish_gradient_sync();
+    {
+      PhaseScope phase(Phase::backward);
+      (scaler ? scaler->scale(loss) : loss).backward();
+    }
+    {
+      PhaseScope phase(Phase::grad_comm);  // what did not overlap backward
+      dp.finish_gradient_sync();
+    }
+    PhaseScope phase(Phase::optimizer);
     if (scaler) skipped += dist::scaled_step(dp, *scaler);
     else dp.step();
     return StepOutput{loss.detach(), correct};

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "core/train/device.h"
+#include "core/train/phase_recorder.h"
 #include "scenarios/parallel/rank_env.h"
 #include "core/text/errors.h"
 
@@ -69,15 +70,23 @@ LoaderOptions Fabric::setup_dataloader(LoaderOptions options) const {
 
 void Fabric::backward(const torch::Tensor& loss) {
   strategy();  // throws before setup()
-  (scaler_ ? scaler_->scale(loss) : loss).backward();
+  {
+    PhaseScope phase(Phase::backward);
+    (scaler_ ? scaler_->scale(loss) : loss).backward();
+  }
+  PhaseScope phase(Phase::grad_comm);  // what did not overlap backward
   dp_->finish_gradient_sync();
 }
 
 void Fabric::all_reduce_sum(torch::Tensor& t) { comm().sum_in_place(t); }
 
-void FabricOptimizer::zero_grad() { fabric_.strategy().zero_grad(); }
+void FabricOptimizer::zero_grad() {
+  PhaseScope phase(Phase::optimizer);
+  fabric_.strategy().zero_grad();
+}
 
 void FabricOptimizer::step() {
+  PhaseScope phase(Phase::optimizer);
   auto& dp = fabric_.strategy();
   if (!fabric_.scaler_) return dp.step();
   fabric_.skipped_ += dist::scaled_step(dp, *fabric_.scaler_);
