@@ -14,10 +14,13 @@
 #include "core/model/attention.h"
 #include "core/model/checkpoint.h"
 #include "core/model/safetensors.h"
+#include "core/text/errors.h"
 #include "core/text/files.h"
+#include "core/text/json_fields.h"
 #include "core/text/subprocess.h"
 #include "core/train/device.h"
 #include "scenarios/common.h"
+#include "scenarios/result.h"
 
 namespace ftb {
 
@@ -130,15 +133,13 @@ LoopResult loop_from_peer(const nlohmann::json& j) {
     r.seq_len = s.at("seq_len").get<int64_t>();
     loop.steps.push_back(r);
   }
-  for (const auto& e : j.at("epochs")) {
-    EpochRecord r;
-    r.epoch = e.at("epoch").get<int64_t>();
-    r.train_loss = e.at("train_loss").get<double>();
-    r.train_acc = e.at("train_acc").get<double>();
-    r.val_loss = e.at("val_loss").get<double>();
-    r.val_acc = e.at("val_acc").get<double>();
-    r.time_s = e.at("time_s").get<double>();
-    loop.epochs.push_back(r);
+  // Read as a report's epochs are; a bad one fails this row (the peer's
+  // output is not the user's input, so no InputError leaves here).
+  const nlohmann::json& epochs = j.at("epochs");
+  try {
+    for (size_t i = 0; i < epochs.size(); ++i) loop.epochs.push_back(epoch_from_json(epochs[i], indexed("epochs", i)));
+  } catch (const InputError& e) {
+    throw std::runtime_error(std::string("the peer's output: ") + e.what());
   }
   loop.wall_time_s = j.at("wall_time_s").get<double>();
   loop.train_time_s = j.at("train_time_s").get<double>();

@@ -77,17 +77,6 @@ json sample_to_json(const RepeatSample& s) {
           {"train_samples", s.train_samples},
           {"steady_samples_per_s", s.steady_samples_per_s}};
 }
-EpochRecord epoch_from_json(const json& j, const std::string& path) {
-  JsonFields f(j, path);
-  EpochRecord e;
-  e.epoch = f.integer("epoch");
-  e.train_loss = f.number("train_loss");
-  e.train_acc = f.number("train_acc");
-  e.val_loss = f.number("val_loss");
-  e.val_acc = f.number("val_acc");
-  e.time_s = f.number("time_s");
-  return e;
-}
 
 RepeatSample sample_from_json(const json& j, const std::string& path) {
   JsonFields f(j, path);
@@ -152,6 +141,18 @@ PhaseTimes phases_from_json(const json& j, const std::string& path) {
   return p;
 }
 }  // namespace
+
+EpochRecord epoch_from_json(const json& j, const std::string& path) {
+  JsonFields f(j, path);
+  EpochRecord e;
+  e.epoch = f.integer("epoch");
+  e.train_loss = f.number("train_loss");
+  e.train_acc = f.number("train_acc");
+  e.val_loss = f.number("val_loss");
+  e.val_acc = f.number("val_acc");
+  e.time_s = f.number("time_s");
+  return e;
+}
 
 json to_json(const ScenarioResult& r, bool with_steps) {
   json epochs = json::array();

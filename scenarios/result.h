@@ -106,5 +106,8 @@ nlohmann::json to_json(const ScenarioResult& r, bool with_steps = false);
 // InputError naming the missing key or wrong type with its JSON path, which
 // starts with `path` (a report passes "results[3]").
 ScenarioResult result_from_json(const nlohmann::json& j, const std::string& path = "");
+// One object of a result's "epochs" (epoch, train_loss, train_acc, val_loss,
+// val_acc, time_s); also how the Python peer's epochs are read.
+EpochRecord epoch_from_json(const nlohmann::json& j, const std::string& path);
 
 }  // namespace ftb
