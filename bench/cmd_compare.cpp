@@ -14,6 +14,7 @@
 #include "reports/compare.h"
 #include "reports/compare_chart.h"
 #include "reports/report.h"
+#include "core/text/json_text.h"
 
 namespace ftb {
 namespace {
@@ -31,7 +32,7 @@ std::string report_path(const std::string& arg) {
   return arg;
 }
 
-std::string dump(const nlohmann::json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; }
+std::string dump(const nlohmann::json& j) { return json_text(j, 2) + "\n"; }
 
 int run(const CompareArgs& args) {
   std::vector<Report> reports;

@@ -5,6 +5,7 @@
 #include "bench/commands.h"
 #include "core/text/files.h"
 #include "reports/exports.h"
+#include "core/text/json_text.h"
 
 namespace ftb {
 namespace {
@@ -15,7 +16,7 @@ struct ExportArgs {
 
 int export_cmd(const ExportArgs& a) {
   const ExportFormat f = parse_export_format(a.format, "--format");
-  const std::string text = export_report(read_report(a.report), f).dump(2) + "\n";
+  const std::string text = json_text(export_report(read_report(a.report), f), 2) + "\n";
   if (a.out.empty()) std::cout << text;
   else write_file_atomic(a.out, text);
   return 0;

@@ -9,6 +9,7 @@
 #include "reports/history.h"
 #include "reports/trend.h"
 #include "reports/trend_chart.h"
+#include "core/text/json_text.h"
 
 namespace ftb {
 namespace {
@@ -69,7 +70,7 @@ int show(const ShowArgs& a) {
     std::cout << "\n" << trend_markdown(scenario, metric, points);
     if (!a.out.empty()) {
       const std::string path = a.out + "/" + trend_chart_file_name(scenario);
-      write_file_atomic(path, trend_chart(scenario, metric, points, a.window).dump(2) + "\n");
+      write_file_atomic(path, json_text(trend_chart(scenario, metric, points, a.window), 2) + "\n");
       std::cerr << "wrote " << path << "\n";
     }
   }

@@ -5,6 +5,7 @@
 #include "bench/commands.h"
 #include "bench/jsonl.h"
 #include "core/text/tokenizer_json.h"
+#include "core/text/json_text.h"
 
 namespace ftb {
 
@@ -26,7 +27,7 @@ Command add_tokenize_command(CLI::App& app) {
             for (std::size_t i = 0; i < lines.size(); ++i)
               texts.push_back(text_of_line(lines[i], a->input + ": line " + std::to_string(i + 1) + " (non-blank)"));
             for (const auto& t : texts)
-              std::cout << nlohmann::json{{"input_ids", tok.encode(t, a->max_length)}}.dump() << "\n";
+              std::cout << json_text(nlohmann::json{{"input_ids", tok.encode(t, a->max_length)}}) << "\n";
             return 0;
           }};
 }

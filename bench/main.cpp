@@ -35,17 +35,17 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // one line naming the flag, exit code 2 (bad usage)
-    std::cerr << "ftbench: " << e.what() << " (see --help)\n";
+    std::cerr << "ftbench: " << ftb::one_line(e.what()) << " (see --help)\n";
     return 2;
   }
   try {
     for (auto& cmd : commands)
       if (cmd.app->parsed()) return cmd.run();
   } catch (const ftb::InputError& e) {
-    std::cerr << "ftbench: " << e.what() << "\n";
+    std::cerr << "ftbench: " << ftb::one_line(e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "ftbench: error: " << ftb::first_line(e.what()) << "\n";
+    std::cerr << "ftbench: error: " << ftb::one_line(ftb::first_line(e.what())) << "\n";
     return 1;
   }
   return 0;

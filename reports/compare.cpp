@@ -7,6 +7,7 @@
 
 #include "core/text/text_format.h"
 #include "reports/intervals.h"
+#include "core/text/json_text.h"
 
 namespace ftb {
 
@@ -55,7 +56,7 @@ std::string value_text(const json& v) {
   if (v.is_null()) return "not recorded";
   if (v.is_string()) return "'" + v.get<std::string>() + "'";
   if (v.is_number_float()) return shortest_double(v.get<double>());
-  return v.dump();
+  return json_text(v);
 }
 
 // A readable environment value: strings bare, GPU lists as their names.

@@ -13,6 +13,7 @@
 
 #include "core/text/errors.h"
 #include "core/text/json_fields.h"
+#include "core/text/json_text.h"
 
 namespace ftb {
 
@@ -238,9 +239,9 @@ json hashed_config(const json& config) {
   return c;
 }
 
-std::string config_hash(const json& config) { return fnv1a64_hex(hashed_config(config).dump()); }
+std::string config_hash(const json& config) { return fnv1a64_hex(json_text(hashed_config(config))); }
 
-std::string report_hash(const json& report_json) { return fnv1a64_hex(report_json.dump()); }
+std::string report_hash(const json& report_json) { return fnv1a64_hex(json_text(report_json)); }
 
 RunKey run_key(const Report& report, const std::string& where, const std::string& machine) {
   try {
@@ -345,7 +346,7 @@ HistoryStore::Added HistoryStore::add(const json& report_json, const std::string
                 "INSERT INTO runs (report_hash, machine, preset, config_hash, git_commit, time, source, added_at, "
                 "report_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   ins.bind(1, run.report_hash).bind(2, run.machine).bind(3, run.preset).bind(4, run.config_hash);
-  ins.bind(5, run.git_commit).bind(6, run.time).bind(7, run.source).bind(8, utc_now()).bind(9, report_json.dump());
+  ins.bind(5, run.git_commit).bind(6, run.time).bind(7, run.source).bind(8, utc_now()).bind(9, json_text(report_json));
   ins.step();
   run.id = sqlite3_last_insert_rowid(db_);
   for (const auto& r : report.results) {

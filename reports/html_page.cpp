@@ -4,6 +4,7 @@
 
 #include "reports/report_labels.h"
 #include "reports/table.h"
+#include "core/text/json_text.h"
 
 namespace ftb {
 
@@ -74,7 +75,7 @@ void append_value(std::string& out, const json& v) {
   } else if (v.is_null()) {
     out += "<i>null</i>";
   } else {
-    out += html_escape(v.dump());
+    out += html_escape(json_text(v));
   }
 }
 

@@ -10,6 +10,7 @@
 #include "core/text/json_fields.h"
 #include "core/text/text_format.h"
 #include "reports/intervals.h"
+#include "core/text/json_text.h"
 
 namespace ftb {
 
@@ -45,7 +46,7 @@ void flatten(const json& j, const std::string& prefix, std::map<std::string, std
   if (j.is_object() && !j.empty()) {
     for (const auto& [k, v] : j.items()) flatten(v, prefix.empty() ? k : prefix + "." + k, out);
   } else {
-    out[prefix] = j.dump();
+    out[prefix] = json_text(j);
   }
 }
 

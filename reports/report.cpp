@@ -10,6 +10,7 @@
 #include "reports/report_values.h"
 #include "reports/table.h"
 #include "reports/vega.h"
+#include "core/text/json_text.h"
 
 #include <cerrno>
 #include <charconv>
@@ -33,7 +34,7 @@ namespace {
 
 // The report must be written even when a scenario's error text carries bytes
 // that are not UTF-8 (a torch message quoting a file name): replace, not throw.
-std::string dump(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n"; }
+std::string dump(const json& j) { return json_text(j, 2) + "\n"; }
 
 }  // namespace
 

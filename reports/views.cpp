@@ -4,6 +4,7 @@
 #include "reports/html_page.h"
 #include "reports/report_labels.h"
 #include "reports/vega.h"
+#include "core/text/json_text.h"
 
 #include <algorithm>
 #include <climits>
@@ -79,7 +80,7 @@ RenderOutcome write_comparison_views(const std::string& compare_dir, const std::
   }
   make_directories(compare_dir + "/charts");
   write_file_atomic(compare_dir + "/charts/machines.vl.json",
-                    machine_comparison_spec(labelled).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                    json_text(machine_comparison_spec(labelled), 2) +
                         "\n");
   std::vector<std::string> dirs;
   for (const auto& s : sets) dirs.push_back(s.dir);

@@ -150,6 +150,10 @@ case "$case_name" in
   bad_value) expect_error 2 epochs "$ftbench" run --out "$tmp/o" epochs=abc
     expect_error 2 world_size "$ftbench" run --out "$tmp/o" --world-size -2 ;;
   bad_flag) expect_error 2 --bogus "$ftbench" run --bogus ;;
+  control_chars_in_message)
+    # A newline in a key or a path must not break the one-line error.
+    expect_error 2 'unknown\nkey' "$ftbench" run --out "$tmp/o" "$(printf 'unknown\nkey')=1"
+    expect_error 2 'no\nsuch' "$ftbench" run --data "$tmp/$(printf 'no\nsuch')" --out "$tmp/o" ;;
   missing_safetensors)
     model_copy; rm "$tmp/m/model.safetensors"
     echo '{"input_ids":[1,2,3]}' >"$tmp/in.jsonl"

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "core/text/errors.h"
+#include "core/text/json_text.h"
 #include "core/text/text_format.h"
 
 using namespace ftb;
@@ -34,4 +36,20 @@ TEST_CASE("format_table: markdown escapes pipes and aligns numbers right") {
 TEST_CASE("format_table: plain has a dashed header line and no trailing pad") {
   const std::string t = format_table({{"key", "value"}, {"epochs", "3"}}, {}, TableStyle::plain);
   CHECK(t == "key     value\n---------------\nepochs  3\n");
+}
+
+// core/text/errors.h and json_text.h: what keeps a user-facing message on one
+// line and a written document writable whatever bytes reached it.
+TEST_CASE("one_line escapes control characters and keeps the rest") {
+  CHECK(one_line("plain: ü, \"q\"") == "plain: ü, \"q\"");
+  CHECK(one_line("key 'a\nb': unknown") == "key 'a\\nb': unknown");
+  CHECK(one_line("tab\there\r") == "tab\\there\\r");
+  CHECK(one_line(std::string("nul\0esc\x1b", 8)) == "nul\\x00esc\\x1b");
+}
+
+TEST_CASE("json_text writes bytes that are not UTF-8 as U+FFFD instead of throwing") {
+  const nlohmann::json j = {{"reason", std::string("bad \xff byte")}};
+  CHECK_THROWS(j.dump());
+  CHECK(json_text(j) == "{\"reason\":\"bad \xEF\xBF\xBD byte\"}");
+  CHECK(json_text(j, 2) == "{\n  \"reason\": \"bad \xEF\xBF\xBD byte\"\n}");
 }

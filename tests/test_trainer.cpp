@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/model/checkpoint.h"
+#include "core/train/flops.h"
 #include "core/train/run_config.h"
 #include "core/train/trainer.h"
 #include "core/text/files.h"
@@ -234,4 +235,17 @@ TEST_CASE("trainer scenario: the restored best checkpoint is what the test accur
   REQUIRE(!csv.empty());
   CHECK(csv[0] == ftb::CsvMetricsLogger::kHeader);
   CHECK(static_cast<int64_t>(csv.size()) == 1 + r.extra.at("metrics_rows").get<int64_t>());
+}
+
+TEST_CASE("flops: the count is the work the classifier needs, DistilBERT's last layer for [CLS] only") {
+  ftb::ModelConfig c;
+  c.dim = 4, c.hidden_dim = 8, c.n_layers = 2, c.num_labels = 2;
+  // Per row and layer: Q K V O 4*16 + FFN 2*32 + attention 2*T*C (T = 3): 152
+  // multiply-adds; the head 16 + 8 on [CLS]; 6 FLOPs per multiply-add per step.
+  c.type = ftb::ModelType::bert;
+  CHECK(ftb::train_step_flops(c, 1, 3) == doctest::Approx(6.0 * (2 * 3 * 152 + 24)));
+  // DistilBERT: the last layer's K and V on 3 rows (3*32), the rest of it on 1 row (152 - 32).
+  c.type = ftb::ModelType::distilbert;
+  CHECK(ftb::train_step_flops(c, 1, 3) == doctest::Approx(6.0 * (3 * 152 + 96 + 120 + 24)));
+  CHECK(ftb::train_step_flops(c, 5, 3) == doctest::Approx(5 * ftb::train_step_flops(c, 1, 3)));
 }

@@ -24,7 +24,9 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   fi
   log "configuring $build (preset asan)"
   mkdir -p "$build"
-  cmake --preset asan >"$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
+  launcher=()
+  command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  cmake --preset asan "${launcher[@]}" >"$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
 fi
 log "building"
 cmake --build "$build" -j "$(nproc)"

@@ -11,7 +11,8 @@
 # tests/fuzz/corpus/<target> (committed) and the committed fixtures. A finding
 # lands in build-fuzz/findings/<target>/: fix it, then copy the input into
 # tests/fuzz/corpus/<target>/ so the ctest fuzz.<target> replays it for good.
-# FTB_FUZZ_SUMMARY=FILE also writes the table to FILE. Exit 1 on any finding.
+# FTB_FUZZ_SUMMARY=FILE also writes the table to FILE; FTB_FUZZ_JOBS=N fuzzes
+# N targets at a time (one per core). Exit 1 on any finding.
 # Not part of .ci/run (CI replays the committed corpus instead).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -61,22 +62,19 @@ max_len() {  # bytes per input: the reports are tens of kB; the rest need less
   case "$1" in report|history_compare) echo 65536 ;; imdb_archive|imdb_folder) echo 16384 ;; *) echo 8192 ;; esac
 }
 
-summary="$(printf '%-16s %12s %8s %8s %7s %9s\n' target executions cov features corpus findings)"
-printf '%s\n' "$summary"
-found=0
-for t in "${targets[@]}"; do
-  corpus="$build/corpus/$t"
-  findings="$build/findings/$t"
+# One target: fuzz it, then write its summary line to $build/<target>.line.
+fuzz_one() {
+  local t="$1" corpus="$build/corpus/$1" findings="$build/findings/$1" rc=0 d
   mkdir -p "$corpus" "$findings"
   cp -n "$root/tests/fuzz/corpus/$t"/* "$corpus"/ 2>/dev/null || true
   for s in $(seeds "$t"); do cp -n "$s" "$corpus/seed_$(echo "$s" | md5sum | cut -c1-12)" || true; done
-  args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb="$rss_mb" -malloc_limit_mb="$rss_mb"
-        -max_len="$(max_len "$t")" -print_final_stats=1 -artifact_prefix="$findings/")
+  local args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb="$rss_mb" -malloc_limit_mb="$rss_mb"
+              -max_len="$(max_len "$t")" -print_final_stats=1 -artifact_prefix="$findings/")
   d="$(dict "$t")"
   [ -n "$d" ] && args+=(-dict="$d")
-  rc=0
   "$build/$t" "${args[@]}" "$corpus" >"$build/$t.log" 2>&1 || rc=$?
   # (|| true: a run that stops on its first input prints no status line)
+  local execs last cov ft n_corpus n_found
   execs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/$t.log" | grep -o '[0-9]*$' | tail -n 1 || true)"
   last="$(grep -E '^#[0-9]+' "$build/$t.log" | tail -n 1 || true)"
   cov="$(echo "$last" | grep -o 'cov: [0-9]*' | grep -o '[0-9]*$' || true)"
@@ -84,15 +82,33 @@ for t in "${targets[@]}"; do
   n_corpus="$(ls "$corpus" | wc -l)"
   n_found="$(ls "$findings" | wc -l)"
   [ "$rc" = 0 ] || [ "$n_found" -gt 0 ] || n_found="exit $rc"
-  [ "$n_found" = 0 ] || found=1
-  line="$(printf '%-16s %12s %8s %8s %7s %9s' "$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$n_corpus" "$n_found")"
+  printf '%-16s %12s %8s %8s %7s %9s\n' "$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$n_corpus" "$n_found" >"$build/$t.line"
+  [ "$n_found" = 0 ] || log "$t: see $build/$t.log and $findings/"
+}
+
+# FTB_FUZZ_JOBS targets at a time (default 1; at most one per core makes
+# sense, each fuzzer being one process on one core).
+jobs_max="${FTB_FUZZ_JOBS:-1}"
+case "$jobs_max" in ''|*[!0-9]*|0) echo "tools/fuzz.sh: FTB_FUZZ_JOBS=$jobs_max: not a positive integer" >&2; exit 2 ;; esac
+summary="$(printf '%-16s %12s %8s %8s %7s %9s\n' target executions cov features corpus findings)"
+printf '%s\n' "$summary"
+for t in "${targets[@]}"; do rm -f "$build/$t.line"; done
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+  fuzz_one "$t" &
+  [ "$jobs_max" -gt 1 ] || wait
+done
+wait
+found=0
+for t in "${targets[@]}"; do
+  line="$(cat "$build/$t.line" 2>/dev/null || printf '%-16s %12s' "$t" "no result")"
   printf '%s\n' "$line"
   summary+=$'\n'"$line"
-  [ "$n_found" = 0 ] || log "$t: see $build/$t.log and $findings/"
+  echo "$line" | grep -qE ' 0$' || found=1
 done
 if [ -n "${FTB_FUZZ_SUMMARY:-}" ]; then
   mkdir -p "$(dirname "$FTB_FUZZ_SUMMARY")"
-  { echo "# tools/fuzz.sh $seconds (seconds per target; -timeout=10 -rss_limit_mb=$rss_mb), $(date -u +%FT%TZ)"
+  { echo "# tools/fuzz.sh $seconds (seconds per target; -timeout=10 -rss_limit_mb=$rss_mb; $jobs_max at a time), $(date -u +%FT%TZ)"
     echo "# commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) cores"
     printf '%s\n' "$summary"; } >"$FTB_FUZZ_SUMMARY"
 fi

@@ -6,6 +6,7 @@
 #include "core/text/files.h"
 #include "core/text/errors.h"
 #include "core/model/safetensors.h"
+#include "core/text/json_text.h"
 
 namespace ftb {
 namespace fs = std::filesystem;
@@ -88,7 +89,7 @@ void save_model_dir(SequenceClassifier& model, const std::string& dir) {
     tensors.emplace_back(item.key(), item.value().to(torch::kFloat32));
   write_safetensors((fs::path(dir) / "model.safetensors").string(), tensors);
 
-  write_file_atomic((fs::path(dir) / "config.json").string(), config_to_json(model->config).dump(2) + "\n");
+  write_file_atomic((fs::path(dir) / "config.json").string(), json_text(config_to_json(model->config), 2) + "\n");
 }
 
 }  // namespace ftb

@@ -25,6 +25,23 @@ inline std::string first_line(std::string message) {
   return message;
 }
 
+// A message made to fit on one line: control characters that a quoted key,
+// file name or value may carry (a newline in a JSON key, a tab in a path)
+// become C escapes (\n, \t, \x1b), so the one-line error stays one line.
+inline std::string one_line(const std::string& message) {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  out.reserve(message.size());
+  for (unsigned char c : message) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7f) out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+    else out += static_cast<char>(c);
+  }
+  return out;
+}
+
 // "a, b, c and 5 more": a list of names that keeps a message on one line.
 inline std::string names_for_message(const std::vector<std::string>& names, std::size_t max_shown = 3) {
   std::string s;

@@ -7,16 +7,23 @@
 
 namespace ftb {
 
-int64_t matmul_params(const ModelConfig& c) {
-  const int64_t C = c.dim, F = c.hidden_dim, L = c.n_layers;
-  return L * (4 * C * C + 2 * C * F) + C * C + C * c.num_labels;
-}
-
 double train_step_flops(const ModelConfig& c, int64_t B, int64_t T) {
-  const double tokens = static_cast<double>(B) * T;
-  const double per_token = 6.0 * static_cast<double>(matmul_params(c)) +
-                           12.0 * static_cast<double>(c.n_layers) * c.dim * T;
-  return per_token * tokens;
+  const double C = static_cast<double>(c.dim), F = static_cast<double>(c.hidden_dim);
+  const double t = static_cast<double>(T);
+  // Multiply-adds of one sequence's forward pass.
+  const double layer_per_row = 4 * C * C + 2 * C * F + 2 * t * C;  // Q K V O, FFN, QK^T and AV against T keys
+  int64_t full_layers = c.n_layers;
+  double macs = 0;
+  if (c.type == ModelType::distilbert && c.n_layers > 0) {
+    // The last layer: keys and values for every row, the rest for [CLS] only
+    // (DistilBertForSequenceClassificationImpl::forward).
+    --full_layers;
+    macs += t * 2 * C * C + layer_per_row - 2 * C * C;
+  }
+  macs += static_cast<double>(full_layers) * t * layer_per_row;
+  macs += C * C + C * static_cast<double>(c.num_labels);  // pre_classifier / pooler, classifier: [CLS] only
+  // 2 FLOPs per multiply-add forward, twice that backward.
+  return 6.0 * macs * static_cast<double>(B);
 }
 
 double measure_matmul_tflops(const torch::Device& device, torch::Dtype dtype, int64_t n, int reps) {

@@ -11,13 +11,16 @@
 namespace ftb {
 
 // FLOPs of one training step (forward + backward) on a (B, T) batch, counted
-// as nanoGPT/PaLM do: 6 N per token for the matmul weights (embeddings
-// excluded: lookups, not matmuls) plus 12 L C T per token for attention
-// (QK^T and AV, forward and backward). Padded positions are computed, so T is
-// the padded length.
+// as nanoGPT/PaLM do (2 FLOPs per multiply-add forward, 4 backward; embedding
+// lookups are not matmuls) over the work the classifier needs: every layer's
+// projections and FFN on every row, attention (QK^T and AV) against T keys,
+// and the head (pre_classifier or pooler, classifier) on the [CLS] row. In
+// DistilBERT's last layer only keys and values are needed for every row
+// (core/model/distilbert.cpp computes the rest for [CLS] alone), so that
+// layer counts as such; an implementation that computes every row of it (the
+// Python peer) does more work than it is credited with. Padded positions are
+// computed, so T is the padded length.
 double train_step_flops(const ModelConfig& c, int64_t B, int64_t T);
-// Parameters in matmul weights (per layer 4C^2 + 2CF, head C^2 + CL, biases excluded).
-int64_t matmul_params(const ModelConfig& c);
 
 // Best of `reps` square (n x n) matmuls in `dtype` on `device`, in TFLOP/s:
 // the measured peak MFU is reported against (no vendor table: a CPU or GPU we

@@ -16,6 +16,7 @@
 #include "scenarios/runner.h"
 #include "scenarios/parallel/distributed_row.h"
 #include "scenarios/sweep.h"
+#include "core/text/json_text.h"
 
 namespace ftb {
 namespace {
@@ -106,7 +107,7 @@ int run_launched_rank(RunConfig config, const std::vector<LoopCallback*>& rank0_
     ScenarioResult r = run_scenario(*info, workload, config, ctx);
     if (!warmup.is_null()) r.extra["rank_warmup"] = warmup;
     if (r.status == Status::failed) return fail(r.reason);
-    if (env.rank == 0) write_file_atomic(dir + "/result.json", to_json(r, /*with_steps=*/true).dump());
+    if (env.rank == 0) write_file_atomic(dir + "/result.json", json_text(to_json(r, /*with_steps=*/true)));
     return 0;
   } catch (const std::exception& e) {
     return fail(first_line(e.what()));

@@ -3,6 +3,7 @@
 // `ftbench run` does before any work starts.
 #include "core/train/run_config.h"
 #include "tests/fuzz/fuzz_input.h"
+#include "core/text/json_text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ftb::RunConfig config = ftb::preset_config("smoke");
@@ -19,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ftb::validate(config);
     // As report.json is written (reports/report.cpp dump): bytes that are not
     // UTF-8 (a Latin-1 path in model_dir) become U+FFFD instead of throwing.
-    ftb::to_json(config).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    ftb::json_text(ftb::to_json(config), 2);
     ftb::config_rows(config);
   });
   return 0;
