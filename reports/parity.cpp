@@ -15,6 +15,7 @@ std::string to_string(RowSetting s) {
     case RowSetting::world_size: return "ranks";
     case RowSetting::threads: return "threads";
     case RowSetting::device: return "device";
+    case RowSetting::batch_size: return "batch_size";
   }
   return "?";
 }

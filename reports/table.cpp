@@ -152,6 +152,12 @@ ResultTable speedup_table(const Report& report, const std::string& baseline) {
       // The difference between two rows must be the technique: say what else differs.
       if (const auto d = parity_differences(report, r, baseline); !d.empty())
         note += std::string(note.empty() ? "" : "; ") + "# beyond its technique: " + describe(d, baseline);
+      // A row whose technique is the batch (largest_batch) says which one it found.
+      if (const auto b = r.extra.find("batch_size"); b != r.extra.end() && b->is_number_integer()) {
+        note += std::string(note.empty() ? "" : "; ") + "batch " + std::to_string(b->get<int64_t>());
+        if (const auto lr = r.extra.find("lr"); lr != r.extra.end() && lr->is_number())
+          note += ", lr " + printf_str("%.3g", lr->get<double>());
+      }
       if (by_throughput)
         note += std::string(note.empty() ? "" : "; ") + "* samples/s ratio: trained on " +
                 std::to_string(r.train_samples) + " samples, baseline on " +

@@ -9,7 +9,14 @@
 //     so training starts from the same point as baseline;
 //   - capture time is reported separately and excluded from wall time, as the
 //     reference advises for compilation.
+//   - with bf16 (cuda_graph_bf16.cpp) the forward runs under bf16 autocast
+//     with autocast's weight-cast cache off: a cached cast made during
+//     capture would be a tensor the graph owns (as torch.autocast(...,
+//     cache_enabled=False), which CUDA-graph capture requires).
 // Needs CUDA; on other machines the row is skipped with its reason.
+#include "scenarios/cuda_graph.h"
+
+#include "core/train/autocast.h"
 #include "core/train/optimizer.h"
 #include "core/train/device.h"
 #include "scenarios/common.h"
@@ -25,11 +32,8 @@
 #include <chrono>
 
 namespace ftb {
-namespace {
 
-constexpr const char* kName = "cuda_graph";
-
-std::string unavailable(const RunConfig& c) {
+std::string cuda_graph_unavailable(const RunConfig& c) {
 #ifndef FTB_WITH_CUDA
   (void)c;
   return "needs CUDA: this build's LibTorch has no CUDA";
@@ -43,7 +47,27 @@ std::string unavailable(const RunConfig& c) {
 }
 
 #ifdef FTB_WITH_CUDA
-ScenarioResult run_cuda_graph(const Workload& w, const RunConfig& config, const ScenarioContext& ctx) {
+namespace {
+
+// Autocast's cast cache off for the row (capture and replay), restored after.
+class AutocastCacheOff {
+ public:
+  AutocastCacheOff() : was_(at::autocast::is_autocast_cache_enabled()) { at::autocast::set_autocast_cache_enabled(false); }
+  ~AutocastCacheOff() { at::autocast::set_autocast_cache_enabled(was_); }
+  AutocastCacheOff(const AutocastCacheOff&) = delete;
+  AutocastCacheOff& operator=(const AutocastCacheOff&) = delete;
+
+ private:
+  bool was_;
+};
+
+}  // namespace
+
+ScenarioResult run_captured_step(const Workload& w, const RunConfig& config, const ScenarioContext& ctx,
+                                 const std::string& name, Precision precision) {
+  if (precision == Precision::fp16_mixed)
+    throw std::logic_error("run_captured_step: fp16 needs a capturable loss scaler, which is not written yet");
+  AutocastCacheOff cache_off;
   RunConfig c = config;
   c.padding = "max_length";  // one static shape for every captured step
   const auto device = resolve_device(c.device == "auto" ? "cuda" : c.device);
@@ -64,7 +88,11 @@ ScenarioResult run_cuda_graph(const Workload& w, const RunConfig& config, const 
   auto body = [&] {
     optimizer.zero_grad();
     Batch b{ids, mask, labels, 0};
-    auto [loss, correct] = forward_loss(model, b);
+    torch::Tensor loss, correct;
+    {
+      PrecisionAutocast autocast(device.type(), precision);
+      std::tie(loss, correct) = forward_loss(model, b);  // loss in fp32 (forward_loss casts the logits)
+    }
     loss.backward();
     optimizer.step();
     loss_out.copy_(loss.detach());
@@ -115,12 +143,28 @@ ScenarioResult run_cuda_graph(const Workload& w, const RunConfig& config, const 
     graph.replay();
     return StepOutput{loss_out, correct_out};
   };
-  auto loop = run_fine_tuning(model, loaders.refs(), loop_options(c, kName, device), step, ctx.callbacks);
-  auto r = result_from_loop(kName, loop, device, Precision::fp32,
+  EvalForward eval = nullptr;
+  if (precision != Precision::fp32)
+    eval = [&](const Batch& b) {
+      PrecisionAutocast autocast(device.type(), precision);
+      return forward_loss(model, b);
+    };
+  auto loop = run_fine_tuning(model, loaders.refs(), loop_options(c, name, device), step, ctx.callbacks, eval);
+  auto r = result_from_loop(name, loop, device, precision,
                             optimizer_label(optimizer, "capturable (device step counters)"));
   r.capture_time_s = capture_s;
   r.extra["padding"] = "max_length (forced: one static shape)";
   return r;
+}
+#endif
+
+namespace {
+
+constexpr const char* kName = "cuda_graph";
+
+#ifdef FTB_WITH_CUDA
+ScenarioResult run_cuda_graph(const Workload& w, const RunConfig& config, const ScenarioContext& ctx) {
+  return run_captured_step(w, config, ctx, kName, Precision::fp32);
 }
 #endif
 
@@ -132,7 +176,8 @@ ScenarioInfo cuda_graph_scenario() {
   s.technique = "whole training step captured once in a CUDA graph and replayed (the reference's torch.compile row)";
   s.technique_settings = {RowSetting::optimizer};
   s.aliases = {"compiled"};
-  s.unavailable = unavailable;
+  s.stack = {"fused_adam", "graph"};  // the capturable Adam is the fused kernel
+  s.unavailable = cuda_graph_unavailable;
 #ifdef FTB_WITH_CUDA
   s.run = run_cuda_graph;
 #endif

@@ -17,6 +17,7 @@ const std::vector<ScenarioInfo>& scenario_registry() {
       amp_bf16_scenario(),
       bucketed_scenario(),
       cuda_graph_scenario(),
+      cuda_graph_bf16_scenario(),
       ddp_scenario(),
       sharded_scenario(),
       zero2_scenario(),
@@ -25,6 +26,7 @@ const std::vector<ScenarioInfo>& scenario_registry() {
       peer_amp_scenario(),
       peer_amp_compiled_scenario(),
       fastest_scenario(),
+      largest_batch_scenario(),
   };
   return table;
 }

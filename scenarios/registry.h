@@ -33,5 +33,7 @@ ScenarioInfo peer_amp_scenario();
 ScenarioInfo peer_amp_compiled_scenario();
 ScenarioInfo bucketed_scenario();
 ScenarioInfo fastest_scenario();
+ScenarioInfo largest_batch_scenario();
+ScenarioInfo cuda_graph_bf16_scenario();
 
 }  // namespace ftb

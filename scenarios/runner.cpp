@@ -23,6 +23,22 @@ void compute_efficiency(ScenarioResult& r, const ModelConfig& model, int64_t war
   r.mfu_peak_tflops = peak_tflops;
 }
 
+std::string does_not_fit_reason(const RunConfig& config, const std::string& allocator_message) {
+  // The allocator's first sentence ("CUDA out of memory. Tried to allocate
+  // 2.00 GiB. GPU 0 has ..."): what it wanted, not its whole account.
+  std::string said = first_line(allocator_message);
+  if (auto tried = said.find("Tried to allocate"); tried != std::string::npos) {
+    const auto end = said.find(". ", tried);
+    said = said.substr(0, end == std::string::npos ? said.size() : end);
+  } else if (said.size() > 160) {
+    said.resize(160);
+  }
+  return "does not fit in memory at batch_size=" + std::to_string(config.batch_size) +
+         " and max_length=" + std::to_string(config.max_length) + " per rank (padding=" + config.padding +
+         "): lower batch_size or max_length" + (config.padding == "max_length" ? ", or set padding=longest" : "") +
+         " (" + said + ")";
+}
+
 ScenarioResult row_header(const ScenarioInfo& info, const RunConfig& config) {
   ScenarioResult out;
   out.scenario = info.name;
@@ -53,6 +69,12 @@ void run_repeat(ScenarioResult& row, const ScenarioInfo& info, const Workload& w
     row.reason = kInterruptedReason;
     row.repeats = std::move(samples);
     throw;
+  } catch (const c10::OutOfMemoryError& e) {
+    // Not the allocator's stack trace: the settings that decide the memory.
+    row.status = Status::failed;
+    row.reason = does_not_fit_reason(config, e.what());
+    row.repeats = std::move(samples);
+    return;
   } catch (const std::exception& e) {
     row.status = Status::failed;
     row.reason = first_line(e.what());

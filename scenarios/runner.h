@@ -33,6 +33,11 @@ void run_repeat(ScenarioResult& row, const ScenarioInfo& info, const Workload& w
 ScenarioResult run_scenario(const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
                             ScenarioContext context, const RepeatFn& repeat = nullptr);
 
+// The failure reason of a row that ran out of memory (c10::OutOfMemoryError,
+// on a GPU or from a CPU allocation that failed): the settings that decide
+// the memory and what to change, then what the allocator tried to allocate.
+std::string does_not_fit_reason(const RunConfig& config, const std::string& allocator_message);
+
 // Model TFLOP/s over the steps after warm-up, and MFU against `peak_tflops`
 // (0 = unknown, MFU left 0).
 void compute_efficiency(ScenarioResult& r, const ModelConfig& model, int64_t warmup_steps,

@@ -43,7 +43,7 @@ enum class RowKind { single_process, ranks };
 // the ones its technique changes (amp: precision; ddp: ranks and the thread
 // split); any other difference is a parity break that reports/parity.h
 // lists in the report and the table.
-enum class RowSetting { optimizer, precision, world_size, threads, device };
+enum class RowSetting { optimizer, precision, world_size, threads, device, batch_size };
 
 struct ScenarioInfo {
   std::string name;       // = file name = --scenarios name = "scenario" in the report = chart legend

@@ -6,6 +6,7 @@
 #include "core/train/run_config.h"
 #include "core/train/train_loop.h"
 #include "core/train/workload.h"
+#include "scenarios/largest_batch.h"
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
 #include "scenarios/sweep.h"
@@ -260,4 +261,43 @@ TEST_CASE("report: every ok row carries medians with intervals and both speed-up
   CHECK(base.at("ci95_high").get<double>() >= 1.0);
   // the table shows the interval
   CHECK(ftb::speedup_table_markdown(report).find("1.00x [") != std::string::npos);
+}
+
+TEST_CASE("runner: a row that runs out of memory fails naming the settings to change, not the allocator's trace") {
+  auto config = tiny_config();
+  const auto workload = ftb::build_workload(config);
+  config.batch_size = 96;  // the settings the message names (the repeat below never trains)
+  config.padding = "max_length";
+  const ftb::RepeatFn out_of_memory = [](const ftb::Workload&, const ftb::RunConfig&,
+                                         const ftb::ScenarioContext&) -> ftb::ScenarioResult {
+    TORCH_CHECK_WITH(OutOfMemoryError, false,
+                     "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 139.8 GiB "
+                     "of which 1.2 GiB is free.\nException raised from malloc at CUDACachingAllocator.cpp:1 ...");
+  };
+  auto r = ftb::run_scenario(*ftb::find_scenario("baseline"), workload, config, {}, out_of_memory);
+  CHECK(r.status == ftb::Status::failed);
+  CHECK(r.reason == "does not fit in memory at batch_size=96 and max_length=" + std::to_string(config.max_length) +
+                        " per rank (padding=max_length): lower batch_size or max_length, or set padding=longest"
+                        " (CUDA out of memory. Tried to allocate 2.00 GiB)");
+}
+
+TEST_CASE("largest_batch: doubling then bisection finds the largest batch that fits") {
+  std::vector<std::pair<int64_t, bool>> tried;
+  CHECK(ftb::largest_fitting_batch(12, 4096, [](int64_t b) { return b <= 100; }, &tried) == 100);
+  const std::vector<std::pair<int64_t, bool>> want = {{12, true},   {24, true},   {48, true},  {96, true},
+                                                      {192, false}, {144, false}, {120, false}, {108, false},
+                                                      {102, false}, {99, true},   {100, true}, {101, false}};
+  CHECK(tried == want);
+  CHECK(ftb::largest_fitting_batch(12, 50, [](int64_t) { return true; }) == 50);   // the cap (training set size)
+  CHECK(ftb::largest_fitting_batch(12, 4096, [](int64_t b) { return b < 12; }) == 0);  // not even the start
+  CHECK(ftb::largest_fitting_batch(12, 4096, [](int64_t b) { return b <= 12; }) == 12);
+  CHECK(ftb::sqrt_scaled_lr(5e-5, 12, 48) == doctest::Approx(1e-4));
+}
+
+TEST_CASE("largest_batch: skipped on a CPU, saying why") {
+  auto config = tiny_config();
+  config.device = "cpu";
+  const auto r = ftb::row_header(*ftb::find_scenario("largest_batch"), config);
+  CHECK(r.status == ftb::Status::skipped);
+  CHECK(r.reason.find("needs a CUDA device") == 0);
 }

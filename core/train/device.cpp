@@ -67,6 +67,14 @@ void reset_peak_memory(const torch::Device& device) {
 #endif
 }
 
+void release_cached_memory(const torch::Device& device) {
+#ifdef FTB_WITH_CUDA
+  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::emptyCache();
+#else
+  (void)device;
+#endif
+}
+
 int64_t peak_memory_bytes(const torch::Device& device, std::string* source) {
 #ifdef FTB_WITH_CUDA
   if (device.is_cuda()) {

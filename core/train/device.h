@@ -23,6 +23,9 @@ torch::Device cuda_device_of_rank(int local_rank);
 // synchronous): every timed region ends with it.
 void synchronize(const torch::Device& device);
 void reset_peak_memory(const torch::Device& device);
+// CUDA: returns the caching allocator's free blocks to the device (after an
+// allocation it refused, so that the next try starts clean). CPU: no-op.
+void release_cached_memory(const torch::Device& device);
 // CUDA: the caching allocator's peak allocated bytes since the last reset.
 // CPU: the process's peak resident set size (never resets; a conservative
 // upper bound that includes the data and the other scenarios of the run).

@@ -1,0 +1,25 @@
+// The captured training step behind the CUDA-graph rows (cuda_graph.cpp,
+// cuda_graph_bf16.cpp): one graph of forward, backward and a capturable Adam
+// step, replayed for every batch at one static shape.
+#pragma once
+
+#include <string>
+
+#include "core/train/precision.h"
+#include "core/train/run_config.h"
+#include "core/train/workload.h"
+#include "scenarios/scenario.h"
+
+namespace ftb {
+
+// Why the CUDA-graph rows cannot run here; "" when they can.
+std::string cuda_graph_unavailable(const RunConfig& c);
+
+#ifdef FTB_WITH_CUDA
+// One repeat of the row `name` with the step captured in `precision` (fp32 or
+// bf16_mixed; fp16 would need a capturable loss scaler).
+ScenarioResult run_captured_step(const Workload& w, const RunConfig& config, const ScenarioContext& ctx,
+                                 const std::string& name, Precision precision);
+#endif
+
+}  // namespace ftb

@@ -1,0 +1,37 @@
+// cuda_graph_bf16: the cuda_graph row (cuda_graph.cpp: the whole training
+// step captured once and replayed) with its forward under bf16 autocast, as
+// amp_bf16 is baseline with bf16: the row the two techniques make together.
+// Parameters and Adam stay fp32; no loss scaling (bf16 has fp32's range).
+// Measured against baseline, its gain over amp_bf16 is what the graph buys
+// at bf16, and over cuda_graph what bf16 buys inside a graph.
+#include "scenarios/cuda_graph.h"
+#include "scenarios/registry.h"
+
+namespace ftb {
+namespace {
+
+constexpr const char* kName = "cuda_graph_bf16";
+
+#ifdef FTB_WITH_CUDA
+ScenarioResult run_cuda_graph_bf16(const Workload& w, const RunConfig& config, const ScenarioContext& ctx) {
+  return run_captured_step(w, config, ctx, kName, Precision::bf16_mixed);
+}
+#endif
+
+}  // namespace
+
+ScenarioInfo cuda_graph_bf16_scenario() {
+  ScenarioInfo s;
+  s.name = kName;
+  s.technique = "cuda_graph with the forward under bf16 autocast (fp32 weights and Adam, no loss scaling)";
+  s.technique_settings = {RowSetting::optimizer, RowSetting::precision};
+  s.precision = Precision::bf16_mixed;
+  s.stack = {"bf16", "fused_adam", "graph"};  // the capturable Adam is the fused kernel
+  s.unavailable = cuda_graph_unavailable;
+#ifdef FTB_WITH_CUDA
+  s.run = run_cuda_graph_bf16;
+#endif
+  return s;
+}
+
+}  // namespace ftb
