@@ -44,5 +44,21 @@ cmake --build "$build" -j "$(nproc)"
 export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:protect_shadow_gap=0:suppressions=$supp/asan.supp${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$supp/ubsan.supp${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+# The options above must turn a report into a failure, or the suite below
+# would pass whatever the sanitizers saw: a memory error and a signed
+# overflow (use after free; signed overflow), built with the preset's flags,
+# must each stop with its report.
+canary() {  # canary NAME EXPECTED_TEXT SOURCE
+  local bin="$build/canary_$1"
+  printf '%s\n' "$3" | c++ -x c++ -fsanitize=address,undefined -fno-omit-frame-pointer -O1 -o "$bin" - ||
+    { log "canary $1: does not compile"; exit 1; }
+  if "$bin" 2>"$bin.log"; then log "canary $1: exited 0, the sanitizer options do not fail a test"; exit 1; fi
+  grep -q "$2" "$bin.log" || { log "canary $1: no '$2' report:"; cat "$bin.log" >&2; exit 1; }
+}
+canary asan heap-use-after-free 'int main(int argc, char**) { int* p = new int[4]; p[0] = argc; delete[] p;
+  volatile int x = p[argc]; return x; }'
+canary ubsan "signed integer overflow" '#include <climits>
+int main(int argc, char**) { volatile int y = INT_MAX; int z = y + argc; return z == 0; }'
+log "canaries: a use after free and a signed overflow each fail as they should"
 log "ctest under ASan + UBSan"
 ctest --test-dir "$build" --output-on-failure -j 2 "$@"
