@@ -51,7 +51,7 @@ int calibrate(const CalibrateArgs& a) {
   }
   const RunKey key = run_key(reports.front(), a.out + "/run-1/report.json");
   const NoiseFile noise = estimate_noise(reports, key, stats::RegressionRule{}, a.window);
-  write_file_atomic(a.out + "/noise.json", json_text(to_json(noise), 2) + "\n");
+  write_file_atomic(a.out + "/noise.json", json_file_text(to_json(noise)));
 
   std::vector<std::vector<std::string>> rows = {
       {"scenario", "metric", "runs", "repeats", "CV of run medians", "CV of repeats", "noise floor",

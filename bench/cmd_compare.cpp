@@ -32,8 +32,6 @@ std::string report_path(const std::string& arg) {
   return arg;
 }
 
-std::string dump(const nlohmann::json& j) { return json_text(j, 2) + "\n"; }
-
 int run(const CompareArgs& args) {
   std::vector<Report> reports;
   for (const auto& a : args.reports) reports.push_back(read_report(report_path(a)));
@@ -57,8 +55,8 @@ int run(const CompareArgs& args) {
   const std::string markdown = compare_markdown(pairs, rule, forced);
   std::cout << markdown;
   if (!args.out.empty()) {
-    write_file_atomic(args.out + "/compare.vl.json", dump(compare_chart_spec(pairs)));
-    write_file_atomic(args.out + "/compare.json", dump(compare_to_json(pairs, rule, forced)));
+    write_file_atomic(args.out + "/compare.vl.json", json_file_text(compare_chart_spec(pairs)));
+    write_file_atomic(args.out + "/compare.json", json_file_text(compare_to_json(pairs, rule, forced)));
     write_file_atomic(args.out + "/compare.md", markdown);
     std::cerr << "wrote " << args.out << "/compare.md, compare.json, compare.vl.json\n";
   }

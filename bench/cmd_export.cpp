@@ -16,7 +16,7 @@ struct ExportArgs {
 
 int export_cmd(const ExportArgs& a) {
   const ExportFormat f = parse_export_format(a.format, "--format");
-  const std::string text = json_text(export_report(read_report(a.report), f), 2) + "\n";
+  const std::string text = json_file_text(export_report(read_report(a.report), f));
   if (a.out.empty()) std::cout << text;
   else write_file_atomic(a.out, text);
   return 0;

@@ -70,7 +70,7 @@ int show(const ShowArgs& a) {
     std::cout << "\n" << trend_markdown(scenario, metric, points);
     if (!a.out.empty()) {
       const std::string path = a.out + "/" + trend_chart_file_name(scenario);
-      write_file_atomic(path, json_text(trend_chart(scenario, metric, points, a.window), 2) + "\n");
+      write_file_atomic(path, json_file_text(trend_chart(scenario, metric, points, a.window)));
       std::cerr << "wrote " << path << "\n";
     }
   }

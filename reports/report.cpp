@@ -30,14 +30,6 @@ namespace ftb {
 
 using nlohmann::json;
 
-namespace {
-
-// The report must be written even when a scenario's error text carries bytes
-// that are not UTF-8 (a torch message quoting a file name): replace, not throw.
-std::string dump(const json& j) { return json_text(j, 2) + "\n"; }
-
-}  // namespace
-
 const ScenarioResult* find_result(const Report& report, const std::string& scenario) {
   for (const auto& r : report.results)
     if (r.scenario == scenario) return &r;
@@ -108,7 +100,7 @@ Report read_report(const std::string& path) {
 }
 
 void write_report(const std::string& path, const Report& report) {
-  write_file_atomic(path, dump(report_to_json(report)));
+  write_file_atomic(path, json_file_text(report_to_json(report)));
 }
 
 std::string steps_csv(const std::vector<ScenarioResult>& results) {
@@ -201,7 +193,7 @@ void read_steps_csv(const std::string& path, std::vector<ScenarioResult>& result
 void write_table_and_chart_specs(const std::string& dir, const Report& report) {
   make_directories(dir + "/charts");
   for (const auto& [name, spec] : vega_specs(report)) {
-    write_file_atomic(dir + "/charts/" + name + ".vl.json", dump(spec));
+    write_file_atomic(dir + "/charts/" + name + ".vl.json", json_file_text(spec));
   }
   write_file_atomic(dir + "/table.md", speedup_table_markdown(report));
 }

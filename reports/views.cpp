@@ -80,8 +80,7 @@ RenderOutcome write_comparison_views(const std::string& compare_dir, const std::
   }
   make_directories(compare_dir + "/charts");
   write_file_atomic(compare_dir + "/charts/machines.vl.json",
-                    json_text(machine_comparison_spec(labelled), 2) +
-                        "\n");
+                    json_file_text(machine_comparison_spec(labelled)));
   std::vector<std::string> dirs;
   for (const auto& s : sets) dirs.push_back(s.dir);
   dirs.push_back(compare_dir);

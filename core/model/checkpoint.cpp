@@ -89,7 +89,7 @@ void save_model_dir(SequenceClassifier& model, const std::string& dir) {
     tensors.emplace_back(item.key(), item.value().to(torch::kFloat32));
   write_safetensors((fs::path(dir) / "model.safetensors").string(), tensors);
 
-  write_file_atomic((fs::path(dir) / "config.json").string(), json_text(config_to_json(model->config), 2) + "\n");
+  write_file_atomic((fs::path(dir) / "config.json").string(), json_file_text(config_to_json(model->config)));
 }
 
 }  // namespace ftb

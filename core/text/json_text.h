@@ -16,4 +16,7 @@ inline std::string json_text(const nlohmann::json& j, int indent = -1) {
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// A JSON file's contents as ftbench writes every one: 2-space indent, final newline.
+inline std::string json_file_text(const nlohmann::json& j) { return json_text(j, 2) + "\n"; }
+
 }  // namespace ftb
