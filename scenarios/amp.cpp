@@ -3,7 +3,6 @@
 // and evaluation) runs under fp16 autocast, the loss is scaled before backward
 // and the step is skipped when a gradient overflowed. Needs CUDA: see amp_bf16
 // for the CPU row.
-#include "core/train/autocast.h"
 #include "core/train/device.h"
 #include "core/train/grad_scaler.h"
 #include "scenarios/common.h"
@@ -25,10 +24,7 @@ std::string amp_unavailable(const RunConfig& c) {
 ScenarioResult run_amp(const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
   SingleProcess p(w, c, kName);  // parameters stay fp32: autocast casts inside the ops
   GradScaler scaler;  // PyTorch's defaults: 65536, x2 every 2000 clean steps, x0.5 on overflow
-  auto forward = [&](const Batch& b) {
-    AutocastGuard autocast(p.device.type(), torch::kHalf);
-    return forward_loss(p.model, b);  // loss is fp32 (forward_loss casts the logits)
-  };
+  const auto forward = autocast_forward(p.model, p.device, Precision::fp16_mixed);
   auto step = [&](const Batch& b) {
     {
       PhaseScope phase(Phase::optimizer);

@@ -109,12 +109,16 @@ ScenarioResult run_plain_loop(const Workload& w, const RunConfig& c, const Scena
   if (precision == Precision::fp16_mixed)
     throw std::logic_error("run_plain_loop: fp16 needs loss scaling (amp.cpp), not the plain step");
   SingleProcess p(w, c, scenario);  // parameters stay fp32: autocast casts inside the ops
-  auto forward = [&](const Batch& b) {
-    PrecisionAutocast autocast(p.device.type(), precision);
-    return forward_loss(p.model, b);  // loss is fp32 (forward_loss casts the logits)
-  };
+  const auto forward = autocast_forward(p.model, p.device, precision);
   auto step = [&](const Batch& b) { return train_step(p.optimizer, b, forward); };
   return p.result(p.fit(step, ctx, forward), precision);
+}
+
+EvalForward autocast_forward(SequenceClassifier model, const torch::Device& device, Precision precision) {
+  return [model, type = device.type(), precision](const Batch& b) mutable {
+    PrecisionAutocast autocast(type, precision);
+    return forward_loss(model, b);  // loss is fp32 (forward_loss casts the logits)
+  };
 }
 
 RunConfig with_bucketing(RunConfig c) {

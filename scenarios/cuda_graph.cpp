@@ -1,18 +1,22 @@
 // cuda_graph: the reference's `torch.compile` row. LibTorch has no compiler;
 // the C++ way to remove per-step launch overhead is to capture the whole
 // training step (forward, backward, Adam) once in a CUDA graph and replay it.
-//   - static shapes: sequences padded to max_length, drop_last batches;
+//   - static shapes: sequences padded to max_length, drop_last batches; with
+//     bucketing=on (the fastest row) one graph per bucket length instead
+//     (multiples of 64 tokens, scenarios/sync_free_step.h), each batch padded
+//     to the smallest that holds it, every graph in one memory pool;
 //   - static buffers: each batch is copied into the captured input tensors;
-//   - a capturable optimizer: FusedAdam keeps its step counters on the device;
+//   - a step with no host sync (SyncFreeStep): FusedAdam keeps its step
+//     counters on the device, and for fp16 (cuda_graph_fp16.cpp) the loss
+//     scaler checks, skips and rescales on the device;
 //   - warm-up on a side stream before capture (lazy init of cuBLAS, Adam
-//     state, allocator), then the weights and optimizer state are restored,
-//     so training starts from the same point as baseline;
-//   - capture time is reported separately and excluded from wall time, as the
-//     reference advises for compilation.
-//   - with bf16 (cuda_graph_bf16.cpp) the forward runs under bf16 autocast
-//     with autocast's weight-cast cache off: a cached cast made during
-//     capture would be a tensor the graph owns (as torch.autocast(...,
-//     cache_enabled=False), which CUDA-graph capture requires).
+//     state, allocator), then the weights, the optimizer state and the loss
+//     scale are restored, so training starts from the same point as baseline;
+//   - capture time (warm-up included) is reported separately and excluded
+//     from wall time, as the reference advises for compilation;
+//   - with bf16/fp16 the forward runs under autocast with its weight-cast
+//     cache off: a cached cast made during capture would be a tensor the
+//     graph owns (as torch.autocast(..., cache_enabled=False)).
 // Needs CUDA; on other machines the row is skipped with its reason.
 #include "scenarios/cuda_graph.h"
 
@@ -21,6 +25,7 @@
 #include "core/train/device.h"
 #include "scenarios/common.h"
 #include "scenarios/registry.h"
+#include "scenarios/sync_free_step.h"
 
 #ifdef FTB_WITH_CUDA
 #include <ATen/cuda/CUDAEvent.h>
@@ -30,6 +35,8 @@
 #endif
 
 #include <chrono>
+#include <map>
+#include <memory>
 
 namespace ftb {
 
@@ -49,75 +56,60 @@ std::string cuda_graph_unavailable(const RunConfig& c) {
 #ifdef FTB_WITH_CUDA
 namespace {
 
-// Autocast's cast cache off for the row (capture and replay), restored after.
-class AutocastCacheOff {
- public:
-  AutocastCacheOff() : was_(at::autocast::is_autocast_cache_enabled()) { at::autocast::set_autocast_cache_enabled(false); }
-  ~AutocastCacheOff() { at::autocast::set_autocast_cache_enabled(was_); }
-  AutocastCacheOff(const AutocastCacheOff&) = delete;
-  AutocastCacheOff& operator=(const AutocastCacheOff&) = delete;
-
- private:
-  bool was_;
+// One captured step at one sequence length: its static inputs and its graph.
+struct CapturedShape {
+  torch::Tensor ids, mask, labels;
+  at::cuda::CUDAGraph graph;
 };
 
 }  // namespace
 
 ScenarioResult run_captured_step(const Workload& w, const RunConfig& config, const ScenarioContext& ctx,
                                  const std::string& name, Precision precision) {
-  if (precision == Precision::fp16_mixed)
-    throw std::logic_error("run_captured_step: fp16 needs a capturable loss scaler, which is not written yet");
-  AutocastCacheOff cache_off;
   RunConfig c = config;
-  c.padding = "max_length";  // one static shape for every captured step
+  const bool bucketing = c.bucketing == "on";
+  if (!bucketing) c.padding = "max_length";  // one static shape for every captured step
   const auto device = resolve_device(c.device == "auto" ? "cuda" : c.device);
   auto model = w.make_model();
   model->to(device);
   auto adam = make_device_adam(model->parameters(), c.lr, device);  // capturable: step counters on the device
   FusedAdam& optimizer = *adam;
+  SyncFreeStep body(model, optimizer, precision);
   RunLoaders loaders(w, c);
+  const int32_t pad_id = w.eval_loader_options(c).pad_id;
   reset_peak_memory(device);
 
-  // Static inputs/outputs of the graph: (B, T) with T = max_length.
+  // Static inputs per captured length (B, T); outputs shared by every graph.
+  const auto lengths = graph_lengths(c.max_length, bucketing);
   auto long_opts = torch::TensorOptions().dtype(torch::kLong).device(device);
-  auto ids = torch::zeros({c.batch_size, c.max_length}, long_opts);
-  auto mask = torch::ones({c.batch_size, c.max_length}, long_opts);
-  auto labels = torch::zeros({c.batch_size}, long_opts);
+  std::map<int64_t, std::unique_ptr<CapturedShape>> shapes;
+  for (auto n : lengths) {
+    auto s = std::make_unique<CapturedShape>();
+    s->ids = torch::full({c.batch_size, n}, pad_id, long_opts);
+    s->mask = torch::ones({c.batch_size, n}, long_opts);
+    s->labels = torch::zeros({c.batch_size}, long_opts);
+    shapes[n] = std::move(s);
+  }
   torch::Tensor loss_out = torch::zeros({}, torch::TensorOptions().device(device));
   torch::Tensor correct_out = torch::zeros({}, long_opts);
-  auto body = [&] {
-    optimizer.zero_grad();
-    Batch b{ids, mask, labels, 0};
-    torch::Tensor loss, correct;
-    {
-      PrecisionAutocast autocast(device.type(), precision);
-      std::tie(loss, correct) = forward_loss(model, b);  // loss in fp32 (forward_loss casts the logits)
-    }
-    loss.backward();
-    optimizer.step();
-    loss_out.copy_(loss.detach());
-    correct_out.copy_(correct);
-  };
+  auto run_body = [&](CapturedShape& s) { body(Batch{s.ids, s.mask, s.labels, 0}, loss_out, correct_out); };
 
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<torch::Tensor> initial;
   for (const auto& p : model->parameters()) initial.push_back(p.detach().clone());
   {
-    loaders.train.start_epoch(0);
-    auto first = to_device(*loaders.train.next(), device);
-    ids.copy_(first.input_ids), mask.copy_(first.attention_mask), labels.copy_(first.labels);
-  }
-  at::cuda::CUDAGraph graph;
-  {
-    // Order the side stream after the copies above, and the default stream
-    // after the capture, through events (what torch.cuda.stream() does).
+    // Order the side stream after the set-up above, and the default stream
+    // after the captures, through events (what torch.cuda.stream() does).
     auto main_stream = c10::cuda::getCurrentCUDAStream();
     auto side = c10::cuda::getStreamFromPool();
     at::cuda::CUDAEvent ready;
     ready.record(main_stream);
     ready.block(side);
     c10::cuda::CUDAStreamGuard guard(side);
-    for (int i = 0; i < 3; ++i) body();  // warm-up (lazy init) off the capture
+    // Warm-up (lazy init of cuBLAS, kernels per shape, Adam state, the
+    // allocator) off the capture, at every length.
+    for (auto& [n, s] : shapes)
+      for (int i = 0; i < 3; ++i) run_body(*s);
     synchronize(device);
     {
       torch::NoGradGuard no_grad;
@@ -125,9 +117,17 @@ ScenarioResult run_captured_step(const Workload& w, const RunConfig& config, con
       for (std::size_t i = 0; i < params.size(); ++i) params[i].copy_(initial[i]);
     }
     optimizer.reset_state();
-    graph.capture_begin();
-    body();
-    graph.capture_end();
+    body.reset();
+    // Every graph in one memory pool: they replay one at a time on one stream
+    // and keep nothing alive past their capture (the outputs are
+    // preallocated), so the pool holds one step's activations, not one per
+    // length. Longest first: its allocations size the pool.
+    const auto pool = at::cuda::graph_pool_handle();
+    for (auto it = shapes.rbegin(); it != shapes.rend(); ++it) {
+      it->second->graph.capture_begin(pool);
+      run_body(*it->second);
+      it->second->graph.capture_end();
+    }
     synchronize(device);
     at::cuda::CUDAEvent captured;
     captured.record(side);
@@ -136,24 +136,30 @@ ScenarioResult run_captured_step(const Workload& w, const RunConfig& config, con
   // Capture does not execute the step: the weights are still the initial ones.
   const double capture_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
+  std::map<int64_t, int64_t> replays;
   auto step = [&](const Batch& b) {
-    ids.copy_(b.input_ids, /*non_blocking=*/true);
-    mask.copy_(b.attention_mask, /*non_blocking=*/true);
-    labels.copy_(b.labels, /*non_blocking=*/true);
-    graph.replay();
+    const int64_t n = graph_length_for(lengths, b.input_ids.size(1));
+    auto& s = *shapes.at(n);
+    load_padded(b, s.ids, s.mask, s.labels, pad_id);
+    s.graph.replay();
+    ++replays[n];
     return StepOutput{loss_out, correct_out};
   };
-  EvalForward eval = nullptr;
-  if (precision != Precision::fp32)
-    eval = [&](const Batch& b) {
-      PrecisionAutocast autocast(device.type(), precision);
-      return forward_loss(model, b);
-    };
-  auto loop = run_fine_tuning(model, loaders.refs(), loop_options(c, name, device), step, ctx.callbacks, eval);
+  auto loop = run_fine_tuning(model, loaders.refs(), loop_options(c, name, device), step, ctx.callbacks,
+                              autocast_forward(model, device, precision));
   auto r = result_from_loop(name, loop, device, precision,
                             optimizer_label(optimizer, "capturable (device step counters)"));
   r.capture_time_s = capture_s;
-  r.extra["padding"] = "max_length (forced: one static shape)";
+  r.extra["padding"] = bucketing ? "longest, rounded up to a captured length (bucketing)"
+                                 : "max_length (forced: one static shape)";
+  nlohmann::json graphs = nlohmann::json::object();
+  for (auto n : lengths) graphs[std::to_string(n)] = replays.count(n) ? replays[n] : 0;
+  r.extra["graph_replays_by_length"] = graphs;  // captured lengths, replays of each over the run
+  if (precision == Precision::fp16_mixed) {
+    r.skipped_steps = body.skipped_steps();
+    r.extra["loss_scale_final"] = body.loss_scale();
+    r.extra["loss_scale_init"] = body.scaler_options().init_scale;
+  }
   return r;
 }
 #endif

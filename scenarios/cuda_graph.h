@@ -16,8 +16,9 @@ namespace ftb {
 std::string cuda_graph_unavailable(const RunConfig& c);
 
 #ifdef FTB_WITH_CUDA
-// One repeat of the row `name` with the step captured in `precision` (fp32 or
-// bf16_mixed; fp16 would need a capturable loss scaler).
+// One repeat of the row `name` with the step captured in `precision` (fp32,
+// bf16_mixed, or fp16_mixed with the loss scaler on the device); one graph at
+// max_length, or with config.bucketing "on" one per bucket length.
 ScenarioResult run_captured_step(const Workload& w, const RunConfig& config, const ScenarioContext& ctx,
                                  const std::string& name, Precision precision);
 #endif

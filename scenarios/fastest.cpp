@@ -5,14 +5,15 @@
 //   bf16        bf16 autocast (amp_bf16.cpp) on CUDA only: on CPUs without
 //               bf16 matmul units it did not help (results/cpu-smoke-*:
 //               amp_bf16 0.29x on 11-29, 1.02x and 3.3 points less test
-//               accuracy on 11-30).
-// The CUDA-graph row is not stacked yet: a graph needs one static shape, and
-// bucketing makes the length vary (one graph per bucket length is planned,
-// tools/gpu_check.sh). extra.stack lists what this run stacked; the ladder
-// (reports/ladder.h) measures each technique against the rung below it.
+//               accuracy on 11-30);
+//   graph       the whole step captured in CUDA graphs (cuda_graph.cpp), one
+//               per bucket length, where the CUDA-graph rows can run.
+// extra.stack lists what this run stacked; the ladder (reports/ladder.h)
+// measures each technique against the rung below it.
 #include "core/train/device.h"
 #include "core/train/optimizer.h"
 #include "scenarios/common.h"
+#include "scenarios/cuda_graph.h"
 #include "scenarios/registry.h"
 
 namespace ftb {
@@ -34,10 +35,19 @@ ScenarioResult run_fastest(const Workload& w, const RunConfig& config, const Sce
     c.adam = "fused";
     stack.push_back("fused_adam");
   }
+  ScenarioResult r;
+#ifdef FTB_WITH_CUDA
+  if (cuda_graph_unavailable(c).empty()) {
+    stack.push_back("graph");  // its Adam is the fused kernel too
+    r = run_captured_step(w, c, ctx, kName, precision);
+  }
+#endif
+  if (r.scenario.empty()) {
+    r = run_plain_loop(w, c, ctx, kName, precision);
+    r.extra["padding"] = "longest (forced: bucketing)";
+  }
   stack.push_back("bucketing");
-  auto r = run_plain_loop(w, c, ctx, kName, precision);
   r.extra["stack"] = stack;
-  r.extra["padding"] = "longest (forced: bucketing)";
   r.extra["bucketing"] = "on";
   return r;
 }
@@ -47,7 +57,7 @@ ScenarioResult run_fastest(const Workload& w, const RunConfig& config, const Sce
 ScenarioInfo fastest_scenario() {
   ScenarioInfo s;
   s.name = kName;
-  s.technique = "what helped, stacked: bucketing + fused Adam (+ bf16 autocast on CUDA); extra.stack says which";
+  s.technique = "what helped, stacked: bucketing + fused Adam (+ bf16 autocast and a CUDA graph per bucket length on CUDA); extra.stack says which";
   s.technique_settings = {RowSetting::optimizer, RowSetting::precision};
   s.unavailable = runs_anywhere;
   s.precision_of = fastest_precision;

@@ -16,6 +16,7 @@
 #include "core/train/optimizer.h"
 #include "core/train/records.h"
 #include "core/train/train_step.h"
+#include "core/train/warmup.h"
 #include "scenarios/common.h"
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
@@ -56,21 +57,13 @@ constexpr int64_t kBatchCap = 4096;
 // Two training steps of a fresh model at batch b, every row max_length tokens.
 bool batch_fits(const Workload& w, const RunConfig& c, const torch::Device& device, int64_t b) {
   try {
-    auto model = w.make_model();
-    model->to(device);
-    model->train();
-    auto adam = make_adam(model->parameters(), c.lr, resolve_adam_kernel(c.adam, device));
     const int64_t vocab = w.model_config.vocab_size;
     Batch batch;
     batch.input_ids = torch::randint(vocab, {b, c.max_length}, torch::dtype(torch::kInt64).device(device));
     batch.attention_mask = torch::ones({b, c.max_length}, torch::dtype(torch::kInt64).device(device));
     batch.labels = torch::randint(2, {b}, torch::dtype(torch::kInt64).device(device));
     batch.real_tokens = b * c.max_length;
-    for (int i = 0; i < 2; ++i) {
-      adam->zero_grad();
-      forward_loss(model, batch).first.backward();
-      adam->step();
-    }
+    train_throwaway(w, c, batch, device, Precision::fp32, 2);
     synchronize(device);
     return true;
   } catch (const c10::OutOfMemoryError&) {

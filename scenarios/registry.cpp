@@ -18,6 +18,7 @@ const std::vector<ScenarioInfo>& scenario_registry() {
       bucketed_scenario(),
       cuda_graph_scenario(),
       cuda_graph_bf16_scenario(),
+      cuda_graph_fp16_scenario(),
       ddp_scenario(),
       sharded_scenario(),
       zero2_scenario(),

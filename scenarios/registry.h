@@ -35,5 +35,6 @@ ScenarioInfo bucketed_scenario();
 ScenarioInfo fastest_scenario();
 ScenarioInfo largest_batch_scenario();
 ScenarioInfo cuda_graph_bf16_scenario();
+ScenarioInfo cuda_graph_fp16_scenario();
 
 }  // namespace ftb

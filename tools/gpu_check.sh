@@ -75,7 +75,7 @@ tail -22 "$out/smoke.stdout" >&2; grep -E "FAILED|skipped|error" "$out/smoke.std
 
 stage_mfu() {
 log "full-size step (mfu preset)"
-"$ftbench" run --preset mfu --device cuda --scenarios baseline,amp,amp_bf16,cuda_graph,cuda_graph_bf16,ddp,zero2,fabric --out "$out/mfu" max_steps=30 warmup_steps=5 \
+"$ftbench" run --preset mfu --device cuda --scenarios baseline,amp,amp_bf16,cuda_graph,cuda_graph_bf16,cuda_graph_fp16,fastest,ddp,zero2,fabric --out "$out/mfu" max_steps=30 warmup_steps=5 \
   >"$out/mfu.stdout" 2>"$out/mfu.stderr"
 mfu_rc=$?
 tail -12 "$out/mfu.stdout" >&2; grep -E "FAILED|error" "$out/mfu.stderr" | tail -5 >&2
@@ -113,12 +113,13 @@ tail -12 "$out/peer-mfu.stdout" >&2; grep -E "FAILED|error|skipped" "$out/peer-m
 
 # --- phases and ladder (issue 10, "where the time goes" / "beyond the reference") ---
 # The ladder's rows on the full-size model: baseline -> +bf16 -> +fused Adam
-# -> +bucketing (fastest), each against the rung below; the phase breakdown
+# and a graph (cuda_graph_bf16) -> +bucketing (fastest: a graph per bucket
+# length), each against the rung below; the phase breakdown
 # must come from CUDA events (read once per epoch, no sync per step).
 stage_ladder() {
-log "ladder: baseline, amp_bf16, fused_adam, bucketed, fastest, cuda_graph(_bf16), largest_batch on the full-size model (synthetic-full), phases from CUDA events"
+log "ladder: baseline, amp_bf16, fused_adam, bucketed, fastest, cuda_graph(_bf16,_fp16), largest_batch on the full-size model (synthetic-full), phases from CUDA events"
 "$ftbench" run --preset synthetic-full --device cuda \
-  --scenarios baseline,amp_bf16,fused_adam,bucketed,fastest,cuda_graph,cuda_graph_bf16,largest_batch \
+  --scenarios baseline,amp_bf16,fused_adam,bucketed,fastest,cuda_graph,cuda_graph_bf16,cuda_graph_fp16,largest_batch \
   --out "$out/ladder" epochs=1 synthetic_count=3000 "$@" >"$out/ladder.stdout" 2>"$out/ladder.stderr"
 ladder_rc=$?
 grep -A8 "^| rung" "$out/ladder.stdout" >&2

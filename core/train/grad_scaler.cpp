@@ -188,6 +188,15 @@ void GradScaler::update(const torch::Tensor& found_inf) {
   per_optimizer_.clear();
 }
 
+void GradScaler::reset_() {
+  if (scale_.defined()) {
+    scale_.fill_(options_.init_scale);
+    growth_tracker_.zero_();
+  }
+  per_optimizer_.clear();
+  skipped_steps_ = 0;
+}
+
 double GradScaler::scale_value() const { return scale_.defined() ? scale_.item<float>() : options_.init_scale; }
 
 int64_t GradScaler::growth_tracker() const { return growth_tracker_.defined() ? growth_tracker_.item<int>() : 0; }

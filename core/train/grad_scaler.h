@@ -14,11 +14,12 @@
 // Scale and growth tracker live on the device as 0-dim tensors; the only host
 // sync is step()'s read of found_inf (Python's GradScaler does the same read).
 //
-// Hook for a CUDA-graph / fused-optimizer path (not used yet): check_inf_()
-// records found_inf without touching the grads, and a fused optimizer step
-// (at::_fused_adamw_(..., grad_scale=scale_tensor(), found_inf=found_inf(opt)))
-// unscales and skips on the device, so step() and its sync are not called;
-// update() is sync-free already. This is Python's path for fused=True.
+// Without the sync (the CUDA-graph rows, scenarios/sync_free_step.h, and the
+// sharded rows): unscale_grads_(grads) unscales and returns found_inf on the
+// device, a fused optimizer step (FusedAdam::step(..., found_inf)) skips on
+// the device, and update(found_inf) is sync-free already. This is Python's
+// path for fused=True. check_inf_() is the variant that records found_inf
+// without unscaling, for a fused step given grad_scale=scale_tensor().
 #pragma once
 
 #include <torch/torch.h>
@@ -67,6 +68,9 @@ class GradScaler {
   // passes it to update(found_inf).
   torch::Tensor unscale_grads_(const std::vector<torch::Tensor>& grads);
   void update(const torch::Tensor& found_inf);
+  // Back to init_scale and a zero growth tracker, in place (a captured CUDA
+  // graph holds their addresses), with no step in flight and no skip counted.
+  void reset_();
 
   double scale_value() const;          // host sync; init_scale before the first scale()
   int64_t growth_tracker() const;      // host sync; clean steps since the last change

@@ -8,6 +8,29 @@
 
 namespace ftb {
 
+SequenceClassifier train_throwaway(const Workload& w, const RunConfig& c, const Batch& batch,
+                                   const torch::Device& device, Precision precision, int steps, bool also_fused) {
+  auto model = w.make_model();
+  model->to(device);
+  model->train();
+  std::vector<std::unique_ptr<torch::optim::Adam>> optimizers;
+  optimizers.push_back(make_adam(model->parameters(), c.lr, resolve_adam_kernel(c.adam, device)));
+  if (also_fused && fused_adam_available(device))
+    optimizers.push_back(make_adam(model->parameters(), c.lr, AdamKernel::fused));
+  for (int i = 0; i < steps; ++i) {
+    auto& optimizer = *optimizers[static_cast<size_t>(i) % optimizers.size()];
+    optimizer.zero_grad();
+    torch::Tensor loss;
+    {
+      PrecisionAutocast autocast(device.type(), precision);
+      loss = forward_loss(model, batch).first;
+    }
+    loss.backward();
+    optimizer.step();
+  }
+  return model;
+}
+
 double warm_up(const Workload& w, const RunConfig& c, const torch::Device& device, Precision precision, int steps) {
   const auto t0 = Clock::now();
   auto options = w.train_loader_options(c);
@@ -17,23 +40,7 @@ double warm_up(const Workload& w, const RunConfig& c, const torch::Device& devic
   auto first = loader.next();
   if (!first) return 0;
   const Batch b = to_device(*first, device);
-  auto model = w.make_model();
-  model->to(device);
-  model->train();
-  std::vector<std::unique_ptr<torch::optim::Adam>> optimizers;
-  optimizers.push_back(make_adam(model->parameters(), c.lr, resolve_adam_kernel(c.adam, device)));
-  if (fused_adam_available(device)) optimizers.push_back(make_adam(model->parameters(), c.lr, AdamKernel::fused));
-  for (int i = 0; i < steps; ++i) {
-    auto& optimizer = *optimizers[static_cast<size_t>(i) % optimizers.size()];
-    optimizer.zero_grad();
-    torch::Tensor loss;
-    {
-      PrecisionAutocast autocast(device.type(), precision);
-      loss = forward_loss(model, b).first;
-    }
-    loss.backward();
-    optimizer.step();
-  }
+  auto model = train_throwaway(w, c, b, device, precision, steps, /*also_fused=*/true);
   {
     torch::NoGradGuard no_grad;
     model->eval();

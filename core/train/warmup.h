@@ -14,6 +14,16 @@
 
 namespace ftb {
 
+// Trains a fresh model of the workload for `steps` steps on `batch` (on the
+// device) under `precision` (autocast for the mixed ones) with the config's
+// Adam, and with also_fused every other step with the fused kernel where this
+// LibTorch has it (so both get their first launch). Returns the model, in
+// train mode. The caller synchronises. What warm_up and largest_batch's
+// search (will this batch fit?) both do.
+SequenceClassifier train_throwaway(const Workload& w, const RunConfig& c, const Batch& batch,
+                                   const torch::Device& device, Precision precision, int steps,
+                                   bool also_fused = false);
+
 // Trains a throwaway model of the workload for `steps` steps on the first
 // training batch under `precision` (autocast for the mixed ones; the
 // config's Adam, plus the fused kernel where this LibTorch has it), then one

@@ -98,16 +98,13 @@ ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const Sc
 
   RunLoaders loaders(w, c, comm->rank(), comm->size());
   reset_peak_memory(device);
+  const auto eval_forward = autocast_forward(model, device, precision);  // training's forward too
   auto step = [&](const Batch& b) {
     {
       PhaseScope phase(Phase::optimizer);
       dp.zero_grad();
     }
-    torch::Tensor loss, correct;
-    {
-      PrecisionAutocast autocast(device.type(), precision);
-      std::tie(loss, correct) = forward_loss(model, b);
-    }
+    auto [loss, correct] = eval_forward(b);
     // Buckets are all-reduced (reduce-scattered) from hooks during backward.
     {
       PhaseScope phase(Phase::backward);
@@ -121,10 +118,6 @@ ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const Sc
     if (scaler) skipped += dist::scaled_step(dp, *scaler);
     else dp.step();
     return StepOutput{loss.detach(), correct};
-  };
-  auto eval_forward = [&](const Batch& b) {
-    PrecisionAutocast autocast(device.type(), precision);
-    return forward_loss(model, b);
   };
   auto options = loop_options(c, name, device);
   options.sum_across_ranks = sum_over(*comm);
