@@ -164,29 +164,30 @@ ScenarioResult run_captured_step(const Workload& w, const RunConfig& config, con
 }
 #endif
 
-namespace {
-
-constexpr const char* kName = "cuda_graph";
-
-#ifdef FTB_WITH_CUDA
-ScenarioResult run_cuda_graph(const Workload& w, const RunConfig& config, const ScenarioContext& ctx) {
-  return run_captured_step(w, config, ctx, kName, Precision::fp32);
-}
-#endif
-
-}  // namespace
-
-ScenarioInfo cuda_graph_scenario() {
+ScenarioInfo captured_step_scenario(const std::string& name, Precision precision, std::string technique,
+                                    std::vector<std::string> stack) {
   ScenarioInfo s;
-  s.name = kName;
-  s.technique = "whole training step captured once in a CUDA graph and replayed (the reference's torch.compile row)";
-  s.technique_settings = {RowSetting::optimizer};
-  s.aliases = {"compiled"};
-  s.stack = {"fused_adam", "graph"};  // the capturable Adam is the fused kernel
+  s.name = name;
+  s.technique = std::move(technique);
+  s.technique_settings = {RowSetting::optimizer};  // the capturable Adam is the fused kernel
+  if (precision != Precision::fp32) s.technique_settings.push_back(RowSetting::precision);
+  s.precision = precision;
+  s.stack = std::move(stack);
   s.unavailable = cuda_graph_unavailable;
 #ifdef FTB_WITH_CUDA
-  s.run = run_cuda_graph;
+  s.run = [name, precision](const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
+    return run_captured_step(w, c, ctx, name, precision);
+  };
 #endif
+  return s;
+}
+
+ScenarioInfo cuda_graph_scenario() {
+  auto s = captured_step_scenario(
+      "cuda_graph", Precision::fp32,
+      "whole training step captured once in a CUDA graph and replayed (the reference's torch.compile row)",
+      {"fused_adam", "graph"});
+  s.aliases = {"compiled"};
   return s;
 }
 

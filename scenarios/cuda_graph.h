@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/train/precision.h"
 #include "core/train/run_config.h"
@@ -14,6 +15,12 @@ namespace ftb {
 
 // Why the CUDA-graph rows cannot run here; "" when they can.
 std::string cuda_graph_unavailable(const RunConfig& c);
+
+// The ScenarioInfo of a CUDA-graph row: run_captured_step in `precision`,
+// skipped where cuda_graph_unavailable says so, stacking `stack` (each row
+// file, cuda_graph*.cpp, gives its name, technique and what it stacks).
+ScenarioInfo captured_step_scenario(const std::string& name, Precision precision, std::string technique,
+                                    std::vector<std::string> stack);
 
 #ifdef FTB_WITH_CUDA
 // One repeat of the row `name` with the step captured in `precision` (fp32,

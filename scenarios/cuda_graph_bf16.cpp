@@ -8,30 +8,11 @@
 #include "scenarios/registry.h"
 
 namespace ftb {
-namespace {
-
-constexpr const char* kName = "cuda_graph_bf16";
-
-#ifdef FTB_WITH_CUDA
-ScenarioResult run_cuda_graph_bf16(const Workload& w, const RunConfig& config, const ScenarioContext& ctx) {
-  return run_captured_step(w, config, ctx, kName, Precision::bf16_mixed);
-}
-#endif
-
-}  // namespace
 
 ScenarioInfo cuda_graph_bf16_scenario() {
-  ScenarioInfo s;
-  s.name = kName;
-  s.technique = "cuda_graph with the forward under bf16 autocast (fp32 weights and Adam, no loss scaling)";
-  s.technique_settings = {RowSetting::optimizer, RowSetting::precision};
-  s.precision = Precision::bf16_mixed;
-  s.stack = {"bf16", "fused_adam", "graph"};  // the capturable Adam is the fused kernel
-  s.unavailable = cuda_graph_unavailable;
-#ifdef FTB_WITH_CUDA
-  s.run = run_cuda_graph_bf16;
-#endif
-  return s;
+  return captured_step_scenario("cuda_graph_bf16", Precision::bf16_mixed,
+                                "cuda_graph with the forward under bf16 autocast (fp32 weights and Adam, no loss scaling)",
+                                {"bf16", "fused_adam", "graph"});  // the capturable Adam is the fused kernel
 }
 
 }  // namespace ftb

@@ -9,30 +9,11 @@
 #include "scenarios/registry.h"
 
 namespace ftb {
-namespace {
-
-constexpr const char* kName = "cuda_graph_fp16";
-
-#ifdef FTB_WITH_CUDA
-ScenarioResult run_cuda_graph_fp16(const Workload& w, const RunConfig& config, const ScenarioContext& ctx) {
-  return run_captured_step(w, config, ctx, kName, Precision::fp16_mixed);
-}
-#endif
-
-}  // namespace
 
 ScenarioInfo cuda_graph_fp16_scenario() {
-  ScenarioInfo s;
-  s.name = kName;
-  s.technique = "cuda_graph with the forward under fp16 autocast and the loss scaler on the device (fp32 weights and Adam)";
-  s.technique_settings = {RowSetting::optimizer, RowSetting::precision};
-  s.precision = Precision::fp16_mixed;
-  s.stack = {"fp16", "fused_adam", "graph"};  // the capturable Adam is the fused kernel
-  s.unavailable = cuda_graph_unavailable;
-#ifdef FTB_WITH_CUDA
-  s.run = run_cuda_graph_fp16;
-#endif
-  return s;
+  return captured_step_scenario("cuda_graph_fp16", Precision::fp16_mixed,
+                                "cuda_graph with the forward under fp16 autocast and the loss scaler on the device (fp32 weights and Adam)",
+                                {"fp16", "fused_adam", "graph"});  // the capturable Adam is the fused kernel
 }
 
 }  // namespace ftb

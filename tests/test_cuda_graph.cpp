@@ -2,43 +2,16 @@
 // same batches. Needs a GPU: skipped with a message where none is visible.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "core/train/device.h"
 #include "core/train/run_config.h"
 #include "core/train/workload.h"
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
 #include "scenarios/sync_free_step.h"
-
-TEST_CASE("cuda_graph: replay matches eager training step for step (CUDA)") {
-  if (!ftb::cuda_available()) {
-    MESSAGE("skipped: no CUDA device visible (the GPU check script runs this)");
-    const auto* info = ftb::find_scenario("compiled");  // the alias users of the reference look for
-    REQUIRE(info != nullptr);
-    CHECK(info->name == "cuda_graph");
-    CHECK(!info->unavailable(ftb::preset_config("smoke")).empty());
-    return;
-  }
-  auto c = ftb::preset_config("smoke");
-  c.synthetic_count = 400;
-  c.epochs = 1;
-  c.max_steps = 6;
-  c.eval_max_batches = 2;
-  c.dropout = 0;  // dropout masks differ between eager and graph RNG offsets
-  c.padding = "max_length";
-  c.device = "cuda";
-  const auto w = ftb::build_workload(c);
-  // Eager reference with the same optimizer math: baseline uses
-  // torch::optim::Adam; both implement Adam, compared by per-step loss.
-  auto eager = ftb::run_scenario(*ftb::find_scenario("baseline"), w, c, {});
-  auto graph = ftb::run_scenario(*ftb::find_scenario("cuda_graph"), w, c, {});
-  REQUIRE(graph.status == ftb::Status::ok);
-  REQUIRE(eager.steps.size() == graph.steps.size());
-  for (std::size_t i = 0; i < eager.steps.size(); ++i) {
-    CAPTURE(i);
-    CHECK(graph.steps[i].loss == doctest::Approx(eager.steps[i].loss).epsilon(1e-4));
-  }
-  CHECK(graph.capture_time_s > 0);
-}
 
 namespace {
 
@@ -54,6 +27,31 @@ ftb::RunConfig graph_test_config() {
 }
 
 }  // namespace
+
+TEST_CASE("cuda_graph: replay matches eager training step for step (CUDA)") {
+  if (!ftb::cuda_available()) {
+    MESSAGE("skipped: no CUDA device visible (the GPU check script runs this)");
+    const auto* info = ftb::find_scenario("compiled");  // the alias users of the reference look for
+    REQUIRE(info != nullptr);
+    CHECK(info->name == "cuda_graph");
+    CHECK(!info->unavailable(ftb::preset_config("smoke")).empty());
+    return;
+  }
+  auto c = graph_test_config();
+  c.padding = "max_length";
+  const auto w = ftb::build_workload(c);
+  // Eager reference with the same optimizer math: baseline uses
+  // torch::optim::Adam; both implement Adam, compared by per-step loss.
+  auto eager = ftb::run_scenario(*ftb::find_scenario("baseline"), w, c, {});
+  auto graph = ftb::run_scenario(*ftb::find_scenario("cuda_graph"), w, c, {});
+  REQUIRE(graph.status == ftb::Status::ok);
+  REQUIRE(eager.steps.size() == graph.steps.size());
+  for (std::size_t i = 0; i < eager.steps.size(); ++i) {
+    CAPTURE(i);
+    CHECK(graph.steps[i].loss == doctest::Approx(eager.steps[i].loss).epsilon(1e-4));
+  }
+  CHECK(graph.capture_time_s > 0);
+}
 
 TEST_CASE("cuda_graph: one graph per bucket length replays the bucketed eager steps (CUDA)") {
   if (!ftb::cuda_available()) {
@@ -95,4 +93,28 @@ TEST_CASE("cuda_graph_fp16: the loss scaler inside the graph trains as amp does 
   }
   CHECK(graph.skipped_steps == eager.skipped_steps);
   CHECK(graph.extra.at("loss_scale_final").get<double>() == eager.extra.at("loss_scale_final").get<double>());
+}
+
+TEST_CASE("cuda_graph rows: each states its precision, what it stacks, and why it is skipped without CUDA") {
+  struct Expected {
+    const char* name;
+    ftb::Precision precision;
+    std::vector<std::string> stack;
+  };
+  for (const auto& e : {Expected{"cuda_graph", ftb::Precision::fp32, {"fused_adam", "graph"}},
+                        Expected{"cuda_graph_bf16", ftb::Precision::bf16_mixed, {"bf16", "fused_adam", "graph"}},
+                        Expected{"cuda_graph_fp16", ftb::Precision::fp16_mixed, {"fp16", "fused_adam", "graph"}}}) {
+    CAPTURE(e.name);
+    const auto* info = ftb::find_scenario(e.name);
+    REQUIRE(info != nullptr);
+    CHECK(info->name == e.name);
+    CHECK((info->precision == e.precision));
+    CHECK(info->stack == e.stack);
+    const bool changes_precision = std::find(info->technique_settings.begin(), info->technique_settings.end(),
+                                             ftb::RowSetting::precision) != info->technique_settings.end();
+    CHECK(changes_precision == (e.precision != ftb::Precision::fp32));
+    auto c = ftb::preset_config("smoke");
+    c.device = "cpu";
+    CHECK(info->unavailable(c).find("needs CUDA") == 0);
+  }
 }
