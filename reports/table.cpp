@@ -44,17 +44,27 @@ std::string wall_time(double s) {
 // "18.7 % of 0.226 fp32": the MFU and the measured matmul peak it is a
 // fraction of (environment.peak_matmul_tflops, TFLOP/s per device), with the
 // runner's rule: the row's precision's peak, else fp32's (a CPU measures fp32 only).
+// Above 100 % the peak cannot have been the device's: it was measured while
+// something else held the device (or pinned too low), so the cell says that
+// instead of a percentage no reader should quote.
 std::string mfu_of_peak(const Report& report, const ScenarioResult& r) {
   if (!std::isfinite(r.mfu) || r.mfu <= 0) return kDash;
-  const std::string pct = printf_str("%.1f %%", r.mfu * 100);
+  std::string peak;
   const auto env = report.environment.find("peak_matmul_tflops");
-  if (env == report.environment.end() || !env->is_object() || !env->contains("by_precision")) return pct;
-  const auto& peaks = (*env)["by_precision"];
-  for (const std::string& p : {to_string(r.precision), to_string(Precision::fp32)}) {
-    if (peaks.contains(p) && peaks[p].is_number() && peaks[p].get<double>() > 0)
-      return pct + " of " + printf_str("%.3g", peaks[p].get<double>()) + " " + p;
+  if (env != report.environment.end() && env->is_object() && env->contains("by_precision")) {
+    const auto& peaks = (*env)["by_precision"];
+    for (const std::string& p : {to_string(r.precision), to_string(Precision::fp32)}) {
+      if (peaks.contains(p) && peaks[p].is_number() && peaks[p].get<double>() > 0) {
+        peak = printf_str("%.3g", peaks[p].get<double>()) + " " + p;
+        break;
+      }
+    }
   }
-  return pct;
+  if (r.mfu > 1.0)
+    return "- (peak " + (peak.empty() ? std::string("measured") : peak) + " below the achieved " +
+           printf_str("%.3g", r.model_tflops_per_s) + ": measured under load)";
+  const std::string pct = printf_str("%.1f %%", r.mfu * 100);
+  return peak.empty() ? pct : pct + " of " + peak;
 }
 
 // The reference's own results (shared/SEED.md, "The reference's results"):
