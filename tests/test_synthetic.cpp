@@ -2,6 +2,7 @@
 // vocabulary, and negation in both classes (so word counting is not enough).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "core/text/text_data.h"
+#include "core/text/tokenizer.h"
+#include "core/text/wordpiece_trainer.h"
 
 namespace {
 
@@ -137,4 +140,54 @@ TEST_CASE("synthetic: label noise flips about the requested fraction") {
   }
   CHECK(flipped > 4000 * 0.03);
   CHECK(flipped < 4000 * 0.07);
+}
+
+TEST_CASE("synthetic: imdb lengths follow IMDB's token-length distribution, compact reviews are unchanged") {
+  ftb::SyntheticOptions compact;
+  compact.count = 2000;
+  auto imdb = compact;
+  imdb.lengths = ftb::SyntheticLengths::imdb;
+  const auto a = ftb::synthetic_corpus(compact);
+  const auto b = ftb::synthetic_corpus(imdb);
+  REQUIRE(a.size() == b.size());
+  // Same labels, and each imdb review holds its compact review's words in order
+  // (the added plot sentences sit between the plot and the opinions).
+  std::vector<std::string> texts;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].label == b[i].label);
+    texts.push_back(b[i].text);
+  }
+  const auto wa = words_of(a[7].text), wb = words_of(b[7].text);
+  CHECK(wb.size() >= wa.size());
+  CHECK(std::equal(wa.end() - 3, wa.end(), wb.end() - 3));  // the verdict is still last
+  // Token lengths as the run sees them: the corpus' own WordPiece vocabulary,
+  // [CLS] ... [SEP], truncated to 512. IMDB under bert-base-uncased (the
+  // shared archive): median 231, mean 273 after truncation; the log-normal
+  // puts 13 % of reviews above 512.
+  const auto vocab = ftb::train_wordpiece(texts);
+  const auto tok = ftb::WordPieceTokenizer::from_tokens(vocab.tokens);
+  std::vector<std::size_t> lengths;
+  std::size_t truncated = 0;
+  double sum = 0;
+  for (const auto& t : texts) {
+    const auto n = tok.encode(t, 1 << 20).size();
+    truncated += n > 512;
+    lengths.push_back(std::min<std::size_t>(n, 512));
+    sum += static_cast<double>(lengths.back());
+  }
+  std::sort(lengths.begin(), lengths.end());
+  const double median = static_cast<double>(lengths[lengths.size() / 2]);
+  const double mean = sum / static_cast<double>(lengths.size());
+  const double share_truncated = static_cast<double>(truncated) / static_cast<double>(lengths.size());
+  CAPTURE(median);
+  CAPTURE(mean);
+  CAPTURE(share_truncated);
+  MESSAGE("imdb lengths: median " << median << ", mean " << mean << ", truncated " << share_truncated);
+  CHECK(median == doctest::Approx(231).epsilon(0.08));
+  CHECK(mean == doctest::Approx(273).epsilon(0.08));
+  CHECK(share_truncated > 0.05);
+  CHECK(share_truncated < 0.2);
+  CHECK(ftb::synthetic_lengths_from_string("imdb") == ftb::SyntheticLengths::imdb);
+  CHECK(ftb::to_string(ftb::SyntheticLengths::compact) == "compact");
+  CHECK_THROWS_AS(ftb::synthetic_lengths_from_string("long"), std::invalid_argument);
 }

@@ -12,11 +12,18 @@
 // is the review's polarity, then flipped for `label_noise` of the reviews, which
 // caps the reachable accuracy near 1 - label_noise.
 //
+// With SyntheticLengths::imdb each review is then lengthened, after its plot
+// sentences and before its opinions, with more plot sentences (and asides)
+// until it holds a length drawn from IMDB's (see text_data.h); the draws use
+// their own generator, so the compact corpus is unchanged.
+//
 // Determinism: example i is drawn from its own std::mt19937_64 seeded from
 // (seed, i) and our own uniform sampling, so the corpus is identical across
 // standard libraries and a shorter corpus is a prefix of a longer one.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <random>
 #include <string>
 #include <vector>
@@ -215,7 +222,40 @@ struct Review {
   void verdict(int p) { emit(pick(rng, p > 0 ? kVerdictPos : kVerdictNeg), p); }
 };
 
+// Tokens a BERT tokenizer makes of synthetic text whose words are all in its
+// vocabulary (the corpus' own WordPiece vocabulary keeps every word whole):
+// one per word and one per punctuation mark, without [CLS]/[SEP].
+std::size_t token_units(const std::string& text) {
+  std::size_t n = 0;
+  bool in_word = false;
+  for (const char ch : text) {
+    const bool punct = ch == '.' || ch == ',' || ch == '!' || ch == '?' || ch == '\'' || ch == '-';
+    const bool space = ch == ' ';
+    if (punct) ++n;
+    if (space || punct) in_word = false;
+    else if (!in_word) in_word = true, ++n;
+  }
+  return n;
+}
+
+// IMDB's review length in tokens under bert-base-uncased, untruncated:
+// log-normal with median 231 and sigma 0.72 (Box-Muller on 53-bit uniforms).
+std::size_t imdb_length(std::mt19937_64& rng) {
+  const double u1 = (static_cast<double>(rng() >> 11) + 1) * 0x1.0p-53;  // (0, 1]
+  const double u2 = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+  const double z = std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
+  return static_cast<std::size_t>(std::lround(231.0 * std::exp(0.72 * z)));
+}
+
 }  // namespace
+
+SyntheticLengths synthetic_lengths_from_string(const std::string& s) {
+  if (s == "compact") return SyntheticLengths::compact;
+  if (s == "imdb") return SyntheticLengths::imdb;
+  throw std::invalid_argument("synthetic lengths must be compact or imdb, not \"" + s + "\"");
+}
+
+std::string to_string(SyntheticLengths l) { return l == SyntheticLengths::imdb ? "imdb" : "compact"; }
 
 std::vector<Example> synthetic_corpus(const SyntheticOptions& options) {
   const int lo = std::max(1, options.min_sentences);
@@ -239,6 +279,7 @@ std::vector<Example> synthetic_corpus(const SyntheticOptions& options) {
     // Fewer opinions, more plot: keeps reviews at roughly 40-150 words.
     const int plots = (n <= 2 ? 2 : 1) + static_cast<int>(uniform_below(rng, 3));
     for (int k = 0; k < plots; ++k) r.emit(pick(rng, kPlot));
+    const std::size_t after_plot = r.text.size();
 
     const bool mixed = n >= 2 && chance(rng, 0.25);
     // Mixed: the opposing minority comes first, then the turn and the rest.
@@ -252,6 +293,17 @@ std::vector<Example> synthetic_corpus(const SyntheticOptions& options) {
     }
     // Mixed reviews always end on their verdict; others do three times in four.
     if (mixed || chance(rng, 0.75)) r.verdict(p);
+    if (options.lengths == SyntheticLengths::imdb) {
+      std::mt19937_64 len_rng(splitmix64(options.seed ^ splitmix64(0x1E46'0000ull + i)));
+      const std::size_t target = imdb_length(len_rng), specials = 2;  // [CLS], [SEP]
+      std::size_t have = token_units(r.text) + specials;
+      if (have < target) {
+        Review more{len_rng, {}};
+        while (have + token_units(more.text) < target)
+          more.emit(chance(len_rng, 0.2) ? pick(len_rng, kAside) : pick(len_rng, kPlot));
+        r.text.insert(after_plot, " " + more.text);
+      }
+    }
     out.push_back({std::move(r.text), noisy ? 1 - label : label});
   }
   return out;

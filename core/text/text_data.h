@@ -45,11 +45,22 @@ Splits split_reference(std::vector<Example> all, uint64_t seed, std::size_t limi
 bool is_split_folder(const std::string& path);
 Splits load_split_folder(const std::string& path);
 
+// How long synthetic reviews are. compact: 40-150 words, as the templates
+// make them (smoke: minutes on a CPU). imdb: the same reviews lengthened with
+// neutral plot sentences to a length drawn per review from IMDB's
+// distribution under bert-base-uncased (log-normal, median 231 tokens,
+// sigma 0.72: mean 273 after truncation to 512, as measured on the real
+// archive), so padding and length bucketing behave as on real reviews.
+enum class SyntheticLengths { compact, imdb };
+SyntheticLengths synthetic_lengths_from_string(const std::string& s);  // throws std::invalid_argument
+std::string to_string(SyntheticLengths l);
+
 struct SyntheticOptions {
   std::size_t count = 5000;
   uint64_t seed = 123;
   double label_noise = 0.05;  // fraction of labels flipped at random
   int min_sentences = 2, max_sentences = 5;
+  SyntheticLengths lengths = SyntheticLengths::compact;
 };
 // Review-like sentiment text: sentences built from templates with positive
 // and negative words, intensifiers, neutral filler, plot words and negation

@@ -101,6 +101,7 @@ const std::vector<Field>& fields() {
       FTB_NUM(limit, int64_t, "keep the first N shuffled examples; 0 = all"),
       FTB_NUM(synthetic_count, int64_t, "reviews in the synthetic corpus"),
       FTB_NUM(label_noise, double, "fraction of synthetic labels flipped"),
+      FTB_STR(synthetic_lengths, "synthetic review lengths: compact (40-150 words) | imdb (IMDB's distribution: median 231 tokens)"),
       FTB_NUM(vocab_size, int, "WordPiece vocabulary trained from the corpus: entries; 0 = auto (every word seen twice whole, at most 8000)"),
       FTB_NUM(prefetch, int, "batches prepared ahead by the loader thread"),
       FTB_STR(model_type, "embedded model family: distilbert | bert"),
@@ -193,6 +194,7 @@ RunConfig preset_config(const std::string& name) {
     // Presets for GPUs take 3 repeats: a speed-up with an interval.
     c.repeats = 3;
     c.synthetic_count = 20000;
+    c.synthetic_lengths = "imdb";  // padding and bucketing as on real reviews
     c.model_vocab_size = 30522;
     c.vocab_size = 8000;
     if (name == "mfu") {
@@ -246,6 +248,8 @@ void validate(const RunConfig& c) {
   require(c.limit >= 0, "limit", "must be >= 0");
   require(c.synthetic_count >= 10, "synthetic_count", "must be >= 10");
   require(c.label_noise >= 0 && c.label_noise < 0.5, "label_noise", "must be in [0, 0.5)");
+  require(c.synthetic_lengths == "compact" || c.synthetic_lengths == "imdb", "synthetic_lengths",
+          "must be compact or imdb");
   require(c.vocab_size == 0 || c.vocab_size >= 100, "vocab_size", "must be 0 (auto) or >= 100");
   require(c.prefetch >= 0, "prefetch", "must be >= 0");
   require(c.dim >= 1 && c.n_heads >= 1 && c.dim % c.n_heads == 0, "n_heads", "must divide dim");

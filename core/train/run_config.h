@@ -53,6 +53,7 @@ struct RunConfig {
   int64_t limit = 0;                   // keep the first N shuffled examples; 0 = all
   int64_t synthetic_count = 5000;      // size of the synthetic corpus
   double label_noise = 0.05;
+  std::string synthetic_lengths = "compact";  // compact | imdb (core/text/text_data.h)
   // Size of a vocabulary trained from the corpus (WordPiece, when neither
   // vocab nor model_dir gives one); 0 = auto: until every word seen twice in
   // the training split is one token, at most kAutoVocabCap entries

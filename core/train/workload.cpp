@@ -21,7 +21,9 @@ Splits load_splits(const RunConfig& c, std::string* source) {
     so.count = static_cast<std::size_t>(c.synthetic_count);
     so.seed = c.seed;
     so.label_noise = c.label_noise;
-    *source = "synthetic(count=" + std::to_string(c.synthetic_count) + ", seed=" + std::to_string(c.seed) + ")";
+    so.lengths = synthetic_lengths_from_string(c.synthetic_lengths);
+    *source = "synthetic(count=" + std::to_string(c.synthetic_count) + ", seed=" + std::to_string(c.seed) +
+              (so.lengths == SyntheticLengths::compact ? "" : ", lengths=" + c.synthetic_lengths) + ")";
     return split_reference(synthetic_corpus(so), c.seed, static_cast<std::size_t>(c.limit));
   }
   *source = c.data;
