@@ -114,13 +114,6 @@ ScenarioResult run_plain_loop(const Workload& w, const RunConfig& c, const Scena
   return p.result(p.fit(step, ctx, forward), precision);
 }
 
-EvalForward autocast_forward(SequenceClassifier model, const torch::Device& device, Precision precision) {
-  return [model, type = device.type(), precision](const Batch& b) mutable {
-    PrecisionAutocast autocast(type, precision);
-    return forward_loss(model, b);  // loss is fp32 (forward_loss casts the logits)
-  };
-}
-
 RunConfig with_bucketing(RunConfig c) {
   c.padding = "longest";
   c.bucketing = "on";

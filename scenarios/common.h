@@ -56,10 +56,6 @@ struct SingleProcess {
 ScenarioResult run_plain_loop(const Workload& w, const RunConfig& c, const ScenarioContext& ctx,
                               const std::string& scenario, Precision precision = Precision::fp32);
 
-// The forward of a row's precision: under autocast for bf16/fp16 (cast cache
-// on: not for a captured graph, see scenarios/sync_free_step.h), plain for fp32.
-EvalForward autocast_forward(SequenceClassifier model, const torch::Device& device, Precision precision);
-
 // The config with length bucketing on: padding to the longest row of each
 // batch, batches of similar lengths (core/train/batching.h).
 RunConfig with_bucketing(RunConfig c);

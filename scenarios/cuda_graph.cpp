@@ -20,7 +20,6 @@
 // Needs CUDA; on other machines the row is skipped with its reason.
 #include "scenarios/cuda_graph.h"
 
-#include "core/train/autocast.h"
 #include "core/train/optimizer.h"
 #include "core/train/device.h"
 #include "scenarios/common.h"

@@ -35,14 +35,14 @@ ScenarioResult run_fastest(const Workload& w, const RunConfig& config, const Sce
     c.adam = "fused";
     stack.push_back("fused_adam");
   }
+  const bool graph = cuda_graph_unavailable(c).empty();  // never without CUDA
   ScenarioResult r;
-#ifdef FTB_WITH_CUDA
-  if (cuda_graph_unavailable(c).empty()) {
+  if (graph) {
     stack.push_back("graph");  // its Adam is the fused kernel too
+#ifdef FTB_WITH_CUDA
     r = run_captured_step(w, c, ctx, kName, precision);
-  }
 #endif
-  if (r.scenario.empty()) {
+  } else {
     r = run_plain_loop(w, c, ctx, kName, precision);
     r.extra["padding"] = "longest (forced: bucketing)";
   }

@@ -30,9 +30,7 @@ void SyncFreeStep::operator()(const Batch& batch, torch::Tensor& loss_out, torch
     // Autocast's weight-cast cache off: a cached cast made during capture
     // would be a graph-owned tensor outliving it (torch.autocast(...,
     // cache_enabled=False), which CUDA-graph capture requires).
-    std::optional<AutocastGuard> autocast;
-    if (precision_ == Precision::bf16_mixed) autocast.emplace(batch.input_ids.device().type(), at::kBFloat16, true, false);
-    if (precision_ == Precision::fp16_mixed) autocast.emplace(batch.input_ids.device().type(), at::kHalf, true, false);
+    PrecisionAutocast autocast(batch.input_ids.device().type(), precision_, /*cache_enabled=*/false);
     std::tie(loss, correct) = forward_loss(model_, batch);  // the loss in fp32 (forward_loss casts the logits)
   }
   if (precision_ != Precision::fp16_mixed) {

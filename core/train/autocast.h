@@ -101,12 +101,13 @@ class AutocastGuard {
 };
 
 // Autocast for a precision while alive: bf16-mixed -> bf16, fp16-mixed ->
-// fp16, fp32 -> nothing.
+// fp16, fp32 -> nothing. cache_enabled as AutocastGuard's (false under
+// CUDA-graph capture).
 class PrecisionAutocast {
  public:
-  PrecisionAutocast(c10::DeviceType device, Precision precision) {
-    if (precision == Precision::bf16_mixed) guard_.emplace(device, at::kBFloat16);
-    else if (precision == Precision::fp16_mixed) guard_.emplace(device, at::kHalf);
+  PrecisionAutocast(c10::DeviceType device, Precision precision, bool cache_enabled = true) {
+    if (precision == Precision::bf16_mixed) guard_.emplace(device, at::kBFloat16, true, cache_enabled);
+    else if (precision == Precision::fp16_mixed) guard_.emplace(device, at::kHalf, true, cache_enabled);
   }
 
  private:

@@ -1,6 +1,7 @@
 #include "core/train/train_step.h"
 
 #include "core/text/interrupt.h"
+#include "core/train/autocast.h"
 #include "core/train/phase_recorder.h"
 
 namespace ftb {
@@ -22,6 +23,13 @@ std::pair<torch::Tensor, torch::Tensor> forward_loss(SequenceClassifier& model,
   auto loss = torch::cross_entropy_loss(logits.to(torch::kFloat), batch.labels);
   auto correct = (logits.argmax(1) == batch.labels).sum();
   return {loss, correct};
+}
+
+EvalForward autocast_forward(SequenceClassifier model, const torch::Device& device, Precision precision) {
+  return [model, type = device.type(), precision](const Batch& b) mutable {
+    PrecisionAutocast autocast(type, precision);
+    return forward_loss(model, b);  // loss is fp32 (forward_loss casts the logits)
+  };
 }
 
 StepOutput train_step(SequenceClassifier& model, torch::optim::Optimizer& optimizer,

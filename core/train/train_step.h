@@ -8,6 +8,7 @@
 
 #include "core/train/batching.h"
 #include "core/model/classifier.h"
+#include "core/train/precision.h"
 
 namespace ftb {
 
@@ -27,6 +28,11 @@ std::pair<torch::Tensor, torch::Tensor> forward_loss(SequenceClassifier& model,
 
 // How a scenario runs a forward pass (e.g. under autocast): loss and hits.
 using EvalForward = std::function<std::pair<torch::Tensor, torch::Tensor>(const Batch&)>;
+
+// The forward of a precision: forward_loss under autocast for bf16/fp16
+// (cast cache on: not for a captured graph, see scenarios/sync_free_step.h),
+// plain for fp32. The loss is fp32 either way.
+EvalForward autocast_forward(SequenceClassifier model, const torch::Device& device, Precision precision);
 
 // The reference's plain step: zero_grad, forward, backward, optimizer step.
 StepOutput train_step(SequenceClassifier& model, torch::optim::Optimizer& optimizer,

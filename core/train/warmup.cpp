@@ -1,6 +1,5 @@
 #include "core/train/warmup.h"
 
-#include "core/train/autocast.h"
 #include "core/train/device.h"
 #include "core/train/optimizer.h"
 #include "core/train/records.h"
@@ -17,17 +16,8 @@ SequenceClassifier train_throwaway(const Workload& w, const RunConfig& c, const 
   optimizers.push_back(make_adam(model->parameters(), c.lr, resolve_adam_kernel(c.adam, device)));
   if (also_fused && fused_adam_available(device))
     optimizers.push_back(make_adam(model->parameters(), c.lr, AdamKernel::fused));
-  for (int i = 0; i < steps; ++i) {
-    auto& optimizer = *optimizers[static_cast<size_t>(i) % optimizers.size()];
-    optimizer.zero_grad();
-    torch::Tensor loss;
-    {
-      PrecisionAutocast autocast(device.type(), precision);
-      loss = forward_loss(model, batch).first;
-    }
-    loss.backward();
-    optimizer.step();
-  }
+  const auto forward = autocast_forward(model, device, precision);
+  for (int i = 0; i < steps; ++i) train_step(*optimizers[static_cast<size_t>(i) % optimizers.size()], batch, forward);
   return model;
 }
 
@@ -44,8 +34,7 @@ double warm_up(const Workload& w, const RunConfig& c, const torch::Device& devic
   {
     torch::NoGradGuard no_grad;
     model->eval();
-    PrecisionAutocast autocast(device.type(), precision);
-    forward_loss(model, b);
+    autocast_forward(model, device, precision)(b);
   }
   synchronize(device);
   return seconds_since(t0);

@@ -23,7 +23,7 @@ Splits load_splits(const RunConfig& c, std::string* source) {
     so.label_noise = c.label_noise;
     so.lengths = synthetic_lengths_from_string(c.synthetic_lengths);
     *source = "synthetic(count=" + std::to_string(c.synthetic_count) + ", seed=" + std::to_string(c.seed) +
-              (so.lengths == SyntheticLengths::compact ? "" : ", lengths=" + c.synthetic_lengths) + ")";
+              (so.lengths == SyntheticLengths::compact ? "" : ", lengths=" + to_string(so.lengths)) + ")";
     return split_reference(synthetic_corpus(so), c.seed, static_cast<std::size_t>(c.limit));
   }
   *source = c.data;

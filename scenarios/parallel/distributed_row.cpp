@@ -98,13 +98,13 @@ ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const Sc
 
   RunLoaders loaders(w, c, comm->rank(), comm->size());
   reset_peak_memory(device);
-  const auto eval_forward = autocast_forward(model, device, precision);  // training's forward too
+  const auto forward = autocast_forward(model, device, precision);  // training's and evaluation's
   auto step = [&](const Batch& b) {
     {
       PhaseScope phase(Phase::optimizer);
       dp.zero_grad();
     }
-    auto [loss, correct] = eval_forward(b);
+    auto [loss, correct] = forward(b);
     // Buckets are all-reduced (reduce-scattered) from hooks during backward.
     {
       PhaseScope phase(Phase::backward);
@@ -122,7 +122,7 @@ ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const Sc
   auto options = loop_options(c, name, device);
   options.sum_across_ranks = sum_over(*comm);
   comm->reset_wait();
-  auto loop = run_fine_tuning(model, loaders.refs(), options, step, ctx.callbacks, eval_forward);
+  auto loop = run_fine_tuning(model, loaders.refs(), options, step, ctx.callbacks, forward);
   auto r = result_from_loop(name, loop, device, precision, dp.optimizer_label());
   fill_distributed(r, dp, *comm, loop);
   r.skipped_steps = static_cast<int64_t>(skipped.item<float>());
