@@ -1,14 +1,22 @@
 // ftbench calibrate [run flags] --runs N --out DIR: an A/A run. The same
-// configuration runs N times (each a full sweep, as `run` does: fresh
-// workload, warm-up, every repeat), each report in DIR/run-K/, and
-// DIR/noise.json holds how far the runs disagree (reports/noise.h), which
-// `regress --noise` uses as its noise floor.
+// configuration runs N times, each in its own process (ftbench re-executes
+// itself, so no run shares another's luck: thread placement, allocator,
+// memory layout), each report in DIR/run-K/; DIR/noise.json holds the
+// within- and between-run noise per scenario (reports/noise.h), the gating
+// rule's false alarms over the runs' A/A pairs, and the minimum detectable
+// change; `regress --noise` and `compare --noise` read it.
+// `--reports R1 R2 ...` analyses runs made before instead of running.
+#include <chrono>
 #include <iostream>
+#include <stdexcept>
+
+#include <sys/wait.h>
 
 #include "bench/commands.h"
 #include "bench/run_flags.h"
 #include "core/text/errors.h"
 #include "core/text/files.h"
+#include "core/text/subprocess.h"
 #include "core/text/text_format.h"
 #include "reports/history.h"
 #include "reports/noise.h"
@@ -21,6 +29,7 @@ namespace {
 struct CalibrateArgs {
   RunArgs run;
   std::string out;
+  std::vector<std::string> reports;
   int runs = 5, window = 20;
 };
 
@@ -30,43 +39,89 @@ std::string percent(double v) {
   return buf;
 }
 
+// One run in a fresh process: this binary with `ftbench run`'s flags; its
+// console output goes to DIR/run.log.
+int run_in_process(const CalibrateArgs& a, const std::string& dir) {
+  std::vector<std::string> argv = {self_executable(), "run", "--out", dir};
+  for (const auto& f : run_flag_args(a.run)) argv.push_back(f);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Finished f = run_captured(argv, 7 * 24 * 3600.0);
+  if (!f.started) throw std::runtime_error("calibrate: cannot start " + argv[0] + ": " + f.spawn_error);
+  make_directories(dir);
+  write_file_atomic(dir + "/run.log", f.out + f.err);
+  std::cerr << "run took " << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()
+            << " s; its output: " << dir << "/run.log\n";
+  if (WIFSIGNALED(f.status)) return 128 + WTERMSIG(f.status);
+  return WIFEXITED(f.status) ? WEXITSTATUS(f.status) : 1;
+}
+
 int calibrate(const CalibrateArgs& a) {
-  const RunConfig config = resolve_config(a.run);
-  Report rank_report;
-  if (is_launched_rank()) return run_and_write(config, a.out, rank_report).exit_code;  // one row of one run
-  if (a.runs < 2) input_error("--runs", "at least 2 runs are needed to see how they disagree");
   if (a.window < 1) input_error("--window", "must be at least 1");
-  check_writable_directory(a.out, "--out");
   std::vector<Report> reports;
+  std::vector<std::string> where;
   int code = 0;
-  for (int k = 1; k <= a.runs; ++k) {
-    std::cerr << "\n== calibrate: run " << k << " of " << a.runs << " ==\n";
-    Report report;
-    const std::string dir = a.out + "/run-" + std::to_string(k);
-    const SweepOutcome done = run_and_write(config, dir, report);
-    code = std::max(code, done.exit_code);
-    std::cerr << "report: " << dir << "/report.json\n";
-    if (done.exit_code >= 128) return done.exit_code;  // interrupted: no further runs, no noise estimate
-    reports.push_back(std::move(report));
+  if (!a.reports.empty()) {
+    if (a.reports.size() < 2) input_error("--reports", "at least 2 runs are needed to see how they disagree");
+    check_writable_directory(a.out, "--out");
+    for (const auto& r : a.reports) {
+      reports.push_back(read_report(r));
+      where.push_back(r);
+    }
+  } else {
+    const RunConfig config = resolve_config(a.run);  // bad flags fail here, before any run
+    Report rank_report;
+    if (is_launched_rank()) return run_and_write(config, a.out, rank_report).exit_code;  // one row of one run
+    if (a.runs < 2) input_error("--runs", "at least 2 runs are needed to see how they disagree");
+    check_writable_directory(a.out, "--out");
+    for (int k = 1; k <= a.runs; ++k) {
+      std::cerr << "\n== calibrate: run " << k << " of " << a.runs << " (its own process) ==\n";
+      const std::string dir = a.out + "/run-" + std::to_string(k);
+      const int rc = run_in_process(a, dir);
+      if (rc >= 128) return rc;  // interrupted: no further runs, no noise estimate
+      code = std::max(code, rc);
+      reports.push_back(read_report(dir + "/report.json"));
+      where.push_back(dir + "/report.json");
+      std::cerr << "report: " << where.back() << "\n";
+    }
   }
-  const RunKey key = run_key(reports.front(), a.out + "/run-1/report.json");
-  const NoiseFile noise = estimate_noise(reports, key, stats::RegressionRule{}, a.window);
+  const RunKey key = run_key(reports.front(), where.front());
+  for (size_t i = 1; i < reports.size(); ++i) {
+    const RunKey k = run_key(reports[i], where[i]);
+    if (k.preset != key.preset || k.config_hash != key.config_hash)
+      input_error(where[i], "another configuration than " + where.front() + "'s (preset '" + k.preset + "' config " +
+                                k.config_hash + " vs '" + key.preset + "' " + key.config_hash + "): not an A/A set");
+  }
+  const stats::NightlyRule rule;
+  NoiseFile noise = estimate_noise(reports, key, rule, a.window);
+  noise.aa = aa_check(reports, rule);
+  noise.has_aa = true;
   write_file_atomic(a.out + "/noise.json", json_file_text(to_json(noise)));
 
-  std::vector<std::vector<std::string>> rows = {
-      {"scenario", "metric", "runs", "repeats", "CV of run medians", "CV of repeats", "noise floor",
-       "min detectable change"}};
+  std::vector<std::vector<std::string>> rows = {{"scenario", "metric", "runs", "repeats", "between-run CV",
+                                                 "within-run CV", "run-to-run CV", "between share",
+                                                 "min detectable slowdown"}};
   for (const auto& [scenario, metrics] : noise.scenarios)
     for (const auto& [m, e] : metrics)
-      rows.push_back({scenario, to_string(m), std::to_string(e.runs), std::to_string(e.repeats),
-                      percent(e.cv_run_medians), percent(e.cv_repeats), percent(e.noise_floor),
+      rows.push_back({scenario, to_string(m), std::to_string(e.runs), std::to_string(e.repeats), percent(e.between_cv),
+                      percent(e.within_cv), percent(e.run_cv), percent(e.between_share),
                       percent(e.min_detectable_change)});
-  std::cout << "## ftbench calibrate: " << a.runs << " A/A runs of preset " << key.preset << ", config "
+  const AaCheck& aa = noise.aa;
+  std::cout << "## ftbench calibrate: " << reports.size() << " A/A runs of preset " << key.preset << ", config "
             << key.config_hash << " on '" << key.machine << "'\n\n"
-            << format_table(rows, {false, false, true, true, true, true, true, true}, TableStyle::markdown)
-            << "\nnoise floor = 2 x CV of run medians; min detectable change = the smallest change the regress "
-               "rule catches 95 % of the time against a window of "
-            << a.window << " such runs.\nnoise: " << a.out << "/noise.json\n";
+            << format_table(rows, {false, false, true, true, true, true, true, true, true}, TableStyle::markdown)
+            << "\nCVs are sds of log values: within-run = one repeat around its run; run-to-run = a run's median "
+               "between runs; between-run = the part of it no number of repeats removes; between share = its share "
+               "of one repeat's variance. Min detectable slowdown: what the nightly rule catches 90 % of the time "
+               "against "
+            << a.window << " nights, with " << noise.series << " scenario(s) a report (Holm's first step).\n\n"
+            << "The rules on these runs (A/A: nothing changed, so every alarm is a false one):\n"
+            << "- regress (each run as tonight, the other " << reports.size() - 1
+            << " as its history): " << aa.regress_alarms << " of " << aa.regress_nights
+            << " whole reports alarmed" << (aa.regress_alarmed.empty() ? "" : " (" + names_for_message(aa.regress_alarmed, 6) + ")")
+            << "\n- compare (every pair, one run a side, the run-to-run noise from the other runs): "
+            << aa.compare_verdicts << " of " << aa.compare_pairs << " pairs with a faster/slower verdict"
+            << (aa.compare_flagged.empty() ? "" : " (" + names_for_message(aa.compare_flagged, 6) + ")")
+            << "\nnoise: " << a.out << "/noise.json\n";
   return code;
 }
 
@@ -77,7 +132,9 @@ Command add_calibrate_command(CLI::App& app) {
   auto* sub = app.add_subcommand("calibrate", "A/A: run one configuration N times and write DIR/run-K/report.json "
                                               "and DIR/noise.json (the noise `regress --noise` uses)");
   add_run_flags(sub, a->run);
-  sub->add_option("--runs", a->runs, "how many times to run the configuration (default 5)");
+  sub->add_option("--runs", a->runs, "how many separate processes run the configuration (default 5)");
+  sub->add_option("--reports", a->reports, "analyse these runs' report.json files (one configuration) instead of "
+                                           "running");
   sub->add_option("--out", a->out, "folder for run-K/ and noise.json")->required();
   sub->add_option("--window", a->window, "history window the minimum detectable change assumes (default 20)");
   return {sub, [a] { return calibrate(*a); }};

@@ -13,18 +13,24 @@ namespace ftb {
 namespace {
 
 struct RegressArgs {
-  std::string history, baseline, current, noise, fail_on = "throughput", machine, out;
+  std::string history, current, noise, fail_on = "throughput", machine, out;
+  std::vector<std::string> baseline;
   int window = 20, min_runs = 3;
+  double family_alpha = 0.005, min_effect = 0.03;
 };
 
 int regress(const RegressArgs& a) {
   if (a.history.empty() == a.baseline.empty())
-    input_error("--history", "give exactly one of --history DB or --baseline report.json");
+    input_error("--history", "give exactly one of --history DB or --baseline report.json [report.json ...]");
   if (a.window < 1) input_error("--window", "must be at least 1");
   if (a.min_runs < 1) input_error("--min-runs", "must be at least 1");
+  if (!(a.family_alpha > 0 && a.family_alpha < 1)) input_error("--alpha", "must be in (0, 1)");
+  if (!(a.min_effect >= 0 && a.min_effect < 1)) input_error("--min-effect", "must be in [0, 1)");
   RegressOptions o;
   o.window = a.window;
-  o.min_runs = a.min_runs;
+  o.rule.min_nights = a.min_runs;
+  o.rule.family_alpha = a.family_alpha;
+  o.rule.min_effect = a.min_effect;
   o.fail_on = parse_gates(a.fail_on, "--fail-on");
   o.machine = a.machine;
   NoiseFile noise;
@@ -39,7 +45,9 @@ int regress(const RegressArgs& a) {
     HistoryStore store(a.history, HistoryStore::Open::existing);
     s = regress_vs_history(store, a.history, current, a.current, o);
   } else {
-    s = regress_vs_baseline(read_json_file(a.baseline), a.baseline, current, a.current, o);
+    std::vector<NamedReport> baselines;
+    for (const auto& b : a.baseline) baselines.push_back({read_json_file(b), b});
+    s = regress_vs_baseline(baselines, current, a.current, o);
   }
   const std::string md = regress_markdown(s);
   std::cout << md;
@@ -54,12 +62,16 @@ Command add_regress_command(CLI::App& app) {
   auto* sub = app.add_subcommand("regress", "judge a report against its history (or one baseline report); "
                                             "exit 1 on a regression");
   sub->add_option("--history", a->history, "history DB (ftbench history add)");
-  sub->add_option("--baseline", a->baseline, "one baseline report.json instead of a history");
+  sub->add_option("--baseline", a->baseline, "baseline report.json file(s) instead of a history: its runs (one run "
+                                              "alone cannot tell without --noise)");
   sub->add_option("--current", a->current, "tonight's report.json")->required();
   sub->add_option("--window", a->window, "last N runs of the same machine, scenario, preset and config (default 20)");
-  sub->add_option("--min-runs", a->min_runs, "runs the window needs before throughput is judged (default 3)");
+  sub->add_option("--min-runs", a->min_runs, "nights the history needs before throughput is judged (default 3)");
+  sub->add_option("--alpha", a->family_alpha, "whole-report false-alarm rate, Holm over every scenario (default 0.005)");
+  sub->add_option("--min-effect", a->min_effect, "relative change that matters at all (default 0.03)");
   sub->add_option("--fail-on", a->fail_on, "gating metrics: throughput,accuracy,memory (default throughput)");
-  sub->add_option("--noise", a->noise, "noise.json from `ftbench calibrate`: noise floor (and the noise of a baseline)");
+  sub->add_option("--noise", a->noise, "noise.json from `ftbench calibrate`: the run-to-run noise (weighted in by its "
+                                       "degrees of freedom)");
   sub->add_option("--machine", a->machine, "machine key (as given to `history add --machine`)");
   sub->add_option("--out", a->out, "also write the Markdown summary to this file");
   return {sub, [a] { return regress(*a); }};

@@ -27,6 +27,18 @@ std::string command_line(const std::vector<std::string>& args) {
 
 }  // namespace
 
+std::vector<std::string> run_flag_args(const RunArgs& a) {
+  std::vector<std::string> out = {"--preset", a.preset};
+  const std::pair<const char*, const std::string*> strings[] = {
+      {"--scenarios", &a.scenarios}, {"--model", &a.model}, {"--data", &a.data}, {"--device", &a.device}};
+  for (const auto& [flag, value] : strings)
+    if (!value->empty()) out.insert(out.end(), {flag, *value});
+  if (a.repeats != 0) out.insert(out.end(), {"--repeats", std::to_string(a.repeats)});
+  if (a.world_size != kUnsetFlag) out.insert(out.end(), {"--world-size", std::to_string(a.world_size)});
+  out.insert(out.end(), a.overrides.begin(), a.overrides.end());
+  return out;
+}
+
 void add_run_flags(CLI::App* sub, RunArgs& args) {
   sub->add_option("--preset", args.preset, "smoke (default) | paper | synthetic-full | mfu");
   sub->add_option("--scenarios", args.scenarios, "comma-separated scenario names (default: all; see `list`)");

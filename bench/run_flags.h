@@ -27,6 +27,10 @@ struct RunArgs {
 // Every flag of RunArgs (not --out: each command says what its folder holds).
 void add_run_flags(CLI::App* sub, RunArgs& args);
 
+// The flags as a command line that gives the same RunArgs (calibrate passes
+// them to each run's own process).
+std::vector<std::string> run_flag_args(const RunArgs& args);
+
 // Flags are shorthands for keys; key=value overrides come last. Validated.
 RunConfig resolve_config(const RunArgs& args);
 

@@ -103,17 +103,34 @@ constexpr EnvKey kEnvironmentKeys[] = {
     {"inter-op threads", "threads.inter_op"},
     {"memory bytes", "memory_bytes"},
     {"fp32 matmul peak TFLOP/s (measured)", "peak_matmul_tflops.by_precision.fp32"},
+    {"bf16 matmul peak TFLOP/s (measured)", "peak_matmul_tflops.by_precision.bf16"},
+    {"fp16 matmul peak TFLOP/s (measured)", "peak_matmul_tflops.by_precision.fp16"},
+    {"GPU max SM clock MHz / power limit W (NVML)", "nvml.gpus"},
     {"BLAS", "blas"},
     {"compiler", "compiler"},
     {"build type", "build_type"},
     {"git commit", "git_commit"},
-    {"git dirty", "git_dirty"},
+    {"git tree (dirty?)", "git_tree"},
     {"host", "host"},
     {"OS", "os"},
     {"distro", "distro"},
 };
 
 json interval_json(const stats::Interval& i) { return to_json(i); }
+
+// NVML's GPUs as "1980/700, 1980/700" (max SM clock / power limit), what a
+// throttled or capped card differs in.
+json clocks_and_power(const json& gpus) {
+  if (!gpus.is_array()) return gpus;
+  std::string out;
+  for (const auto& g : gpus) {
+    const json* clock = at_path(g, "clocks_max_mhz.sm");
+    const json* power = at_path(g, "power_limit_w");
+    out += (out.empty() ? "" : ", ") + (clock && !clock->is_null() ? json_text(*clock) : std::string("?")) + "/" +
+           (power && !power->is_null() ? json_text(*power) : std::string("?"));
+  }
+  return out.empty() ? json(nullptr) : json(out);
+}
 
 // " (host vm, 2026-11-30T22:00:29Z, commit 30d3ca349ff8)" from the environment.
 std::string run_summary(const json& env) {
@@ -129,6 +146,36 @@ std::string run_summary(const json& env) {
 std::string ratio_text(const MetricComparison& m) {
   if (m.verdict == Verdict::not_recorded) return "-";
   return format_interval(m.ratio, "%.3f", "x");
+}
+
+Verdict verdict_of(stats::RunVerdict v) {
+  switch (v) {
+    case stats::RunVerdict::faster: return Verdict::faster;
+    case stats::RunVerdict::slower: return Verdict::slower;
+    case stats::RunVerdict::same: return Verdict::same;
+    case stats::RunVerdict::cannot_tell: return Verdict::cannot_tell;
+  }
+  return Verdict::cannot_tell;
+}
+
+stats::Interval ratio_from(const stats::LevelDifference& d, const std::vector<double>& a, const std::vector<double>& b) {
+  stats::Interval r;
+  r.estimate = std::exp(d.diff);
+  r.n = std::min(d.runs_a, d.runs_b);
+  // min/max: the most extreme single-run ratios.
+  r.min = std::exp(*std::min_element(b.begin(), b.end()) - *std::max_element(a.begin(), a.end()));
+  r.max = std::exp(*std::max_element(b.begin(), b.end()) - *std::min_element(a.begin(), a.end()));
+  if (d.basis == stats::NoiseBasis::none || !std::isfinite(d.low)) {
+    r.low = r.high = r.estimate;
+    r.coverage = std::numeric_limits<double>::quiet_NaN();
+    return r;
+  }
+  r.low = std::exp(d.low);
+  r.high = std::exp(d.high);
+  r.coverage = d.level;
+  r.method = stats::IntervalMethod::t_over_runs;
+  r.n = std::max(2, d.runs_a + d.runs_b);  // an interval exists: the formatter shows it
+  return r;
 }
 
 std::string status_text(const ScenarioComparison& s, bool reference) {
@@ -166,17 +213,17 @@ const std::vector<std::string> kRunIrrelevantConfigKeys = {
     "out", "repeats", "scenarios", "model_dir", "data", "vocab", "workload.prep_time_s", "workload.model_dir"};
 
 std::string describe(const CompareRule& rule) {
-  char buf[900];
+  char buf[1200];
   std::snprintf(buf, sizeof buf,
-                "Ratio = B / A of the median over repeats of each row's per-repeat throughput (samples/s end to end, "
-                "and steady-state samples/s: samples per step over the median step after warm-up), with a %.0f %% "
-                "percentile-bootstrap interval (%d resamples, unpaired: different runs). A verdict needs at least %d "
-                "repeats on each side (else \"n too small\": the ratio is shown, no verdict). B is faster (slower) "
-                "when the interval lies above (below) 1, a one-sided Mann-Whitney test in that direction gives "
-                "p <= %.2f (with 3 repeats a side only complete separation reaches it), and the ratio is at least "
-                "%.2f (at most %.2f); otherwise same within noise.",
-                100 * rule.level, rule.resamples, rule.min_repeats, rule.alpha, 1 + rule.min_effect,
-                1 - rule.min_effect);
+                "The run is the unit. Each run's level is the median over its repeats (samples/s end to end, and "
+                "steady-state samples/s); ratio = B / A of the geometric means of the runs' levels, with a %.0f %% "
+                "t interval over runs (the run-to-run noise from the runs themselves, pooled over both sides, "
+                "and/or --noise from `ftbench calibrate`). With one run a side and no noise file nothing estimates "
+                "that noise (repeats inside one process share its luck): the ratio is shown and the verdict is "
+                "\"cannot tell\"; add runs (--a R1 R2 ... --b S1 S2 ...) or --noise. B is faster (slower) when "
+                "Holm's procedure over every row of the comparison at %.2f rejects \"same\" and the ratio is at "
+                "least %.2f (at most %.2f); otherwise same within noise.",
+                100 * rule.level, rule.family_alpha, 1 + rule.min_effect, 1 - rule.min_effect);
   return buf;
 }
 
@@ -185,31 +232,44 @@ std::string to_string(Verdict v) {
     case Verdict::faster: return "faster";
     case Verdict::slower: return "slower";
     case Verdict::same: return "same within noise";
-    case Verdict::n_too_small: return "n too small";
+    case Verdict::cannot_tell: return "cannot tell";
     case Verdict::not_recorded: return "not recorded";
   }
   return "?";
 }
 
-MetricComparison compare_metric(Metric metric, const std::vector<double>& reference, const std::vector<double>& other,
+std::string Side::label() const {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+MetricComparison compare_metric(Metric metric, const std::vector<std::vector<double>>& reference,
+                                const std::vector<std::vector<double>>& other, const NoiseEstimate* noise,
                                 const CompareRule& rule) {
   MetricComparison c;
   c.metric = metric;
-  if (!recorded(reference) || !recorded(other)) return c;  // not_recorded
-  c.reference = stats::median_interval(reference, rule.seed, rule.level, /*resamples=*/0);
-  c.other = stats::median_interval(other, rule.seed, rule.level, /*resamples=*/0);
-  c.ratio = stats::ratio_interval(other, reference, /*paired=*/false, rule.seed, rule.level, rule.resamples);
-  c.rank = stats::mann_whitney(other, reference);
-  const int n = static_cast<int>(std::min(reference.size(), other.size()));
-  if (n < rule.min_repeats) {
-    c.verdict = Verdict::n_too_small;
-  } else if (c.ratio.low > 1 && c.rank.p_greater <= rule.alpha && c.ratio.estimate >= 1 + rule.min_effect) {
-    c.verdict = Verdict::faster;
-  } else if (c.ratio.high < 1 && c.rank.p_less <= rule.alpha && c.ratio.estimate <= 1 - rule.min_effect) {
-    c.verdict = Verdict::slower;
-  } else {
-    c.verdict = Verdict::same;
-  }
+  std::vector<double> a, b;
+  for (const auto& run : reference)
+    if (recorded(run)) {
+      a.push_back(stats::run_level(run));
+      c.reference_repeats += static_cast<int>(run.size());
+    }
+  for (const auto& run : other)
+    if (recorded(run)) {
+      b.push_back(stats::run_level(run));
+      c.other_repeats += static_cast<int>(run.size());
+    }
+  if (a.empty() || b.empty()) return c;  // not_recorded
+  c.reference_runs = static_cast<int>(a.size());
+  c.other_runs = static_cast<int>(b.size());
+  c.reference = std::exp(stats::mean(a));
+  c.other = std::exp(stats::mean(b));
+  std::optional<stats::KnownNoise> known;
+  if (noise && noise->run_cv > 0) known = known_noise(*noise);
+  c.levels = stats::compare_levels(a, b, known, rule.level);
+  c.ratio = ratio_from(c.levels, a, b);
+  c.verdict = Verdict::cannot_tell;  // until compare_reports' Holm step
   return c;
 }
 
@@ -251,6 +311,10 @@ EnvironmentDiff diff_environments(const json& reference, const json& other) {
       va = gpu_names(va);
       vb = gpu_names(vb);
     }
+    if (std::string(k.path) == "nvml.gpus") {
+      va = clocks_and_power(va);
+      vb = clocks_and_power(vb);
+    }
     if (va.is_null() && vb.is_null())
       diff.unrecorded.push_back(k.label);
     else if (va == vb)
@@ -261,41 +325,61 @@ EnvironmentDiff diff_environments(const json& reference, const json& other) {
   return diff;
 }
 
-PairComparison compare_reports(const Report& reference, const std::string& reference_name, const Report& other,
-                               const std::string& other_name, const CompareRule& rule) {
+PairComparison compare_reports(const Side& reference, const Side& other, const CompareRule& rule,
+                               const NoiseFile* noise) {
   PairComparison p;
-  p.reference_name = reference_name;
-  p.other_name = other_name;
-  p.reference_run = reference.environment;
-  p.other_run = other.environment;
-  p.config = check_configs(reference.config, other.config);
-  p.environment = diff_environments(reference.environment, other.environment);
+  p.reference_name = reference.label();
+  p.other_name = other.label();
+  p.reference_runs = static_cast<int>(reference.runs.size());
+  p.other_runs = static_cast<int>(other.runs.size());
+  const Report& a0 = reference.runs.front();
+  const Report& b0 = other.runs.front();
+  p.reference_run = a0.environment;
+  p.other_run = b0.environment;
+  p.config = check_configs(a0.config, b0.config);
+  p.environment = diff_environments(a0.environment, b0.environment);
 
   std::vector<std::string> names;
-  for (const auto& r : reference.results) names.push_back(r.scenario);
-  for (const auto& r : other.results)
-    if (!find_result(reference, r.scenario)) names.push_back(r.scenario);
+  for (const auto* side : {&reference, &other})
+    for (const auto& run : side->runs)
+      for (const auto& r : run.results)
+        if (std::find(names.begin(), names.end(), r.scenario) == names.end()) names.push_back(r.scenario);
 
-  std::vector<stats::RatioSamples> ratios[2];
-  std::vector<std::string> in_mean[2];
-  int one_repeat[2] = {0, 0};   // scenarios with one repeat on both sides: no spread at all
-  int one_a_side[2] = {0, 0};   // ... on at least one side: that side's noise is missing
+  // A side's status for a scenario: ok when ok in every run of it.
+  auto side_rows = [](const Side& side, const std::string& name) {
+    std::vector<const ScenarioResult*> rows;
+    for (const auto& run : side.runs) rows.push_back(find_result(run, name));
+    return rows;
+  };
   for (const auto& name : names) {
     ScenarioComparison s;
     s.scenario = name;
-    const ScenarioResult* a = find_result(reference, name);
-    const ScenarioResult* b = find_result(other, name);
-    s.in_reference = a != nullptr;
-    s.in_other = b != nullptr;
-    if (a) {
-      s.reference_status = a->status;
-      s.reference_reason = a->reason;
+    const auto ra = side_rows(reference, name), rb = side_rows(other, name);
+    bool all_ok = true;
+    for (const auto* rows : {&ra, &rb}) {
+      const bool is_ref = rows == &ra;
+      bool in = false;
+      Status st = Status::ok;
+      std::string why;
+      for (const auto* r : *rows) {
+        if (!r) {
+          all_ok = false;
+          continue;
+        }
+        in = true;
+        if (r->status != Status::ok && st == Status::ok) {
+          st = r->status;
+          why = r->reason;
+        }
+      }
+      if (!in || st != Status::ok) all_ok = false;
+      (is_ref ? s.in_reference : s.in_other) = in;
+      (is_ref ? s.reference_status : s.other_status) = st;
+      (is_ref ? s.reference_reason : s.other_reason) = why;
     }
-    if (b) {
-      s.other_status = b->status;
-      s.other_reason = b->reason;
-    }
-    if (a && b && a->status == Status::ok && b->status == Status::ok) {
+    if (all_ok) {
+      const ScenarioResult* a = ra.front();
+      const ScenarioResult* b = rb.front();
       if (a->world_size != b->world_size)
         s.notes.push_back("world_size " + std::to_string(a->world_size) + " vs " + std::to_string(b->world_size));
       if (a->precision != b->precision)
@@ -303,33 +387,55 @@ PairComparison compare_reports(const Report& reference, const std::string& refer
       if (device_kind(a->device) != device_kind(b->device)) s.notes.push_back("device " + a->device + " vs " + b->device);
       if (!a->optimizer.empty() && !b->optimizer.empty() && a->optimizer != b->optimizer)
         s.notes.push_back("optimizer " + a->optimizer + " vs " + b->optimizer);
-      for (size_t m = 0; m < 2; ++m) {
-        const Metric metric = kMetrics[m];
-        const auto ref = metric_samples(*a, metric), oth = metric_samples(*b, metric);
-        s.metrics.push_back(compare_metric(metric, ref, oth, rule));
-        if (s.metrics.back().verdict == Verdict::not_recorded) continue;
-        ratios[m].push_back({oth, ref});
-        in_mean[m].push_back(name);
-        if (ref.size() == 1 && oth.size() == 1) ++one_repeat[m];
-        if (ref.size() == 1 || oth.size() == 1) ++one_a_side[m];
+      for (Metric metric : kMetrics) {
+        std::vector<std::vector<double>> va, vb;
+        for (const auto* r : ra) va.push_back(metric_samples(*r, metric));
+        for (const auto* r : rb) vb.push_back(metric_samples(*r, metric));
+        s.metrics.push_back(compare_metric(metric, va, vb, noise ? find_noise(*noise, name, metric) : nullptr, rule));
       }
     }
     p.scenarios.push_back(std::move(s));
   }
+  // Holm over every row of this comparison.
+  std::vector<stats::LevelDifference> diffs;
+  std::vector<MetricComparison*> rows;
+  for (auto& s : p.scenarios)
+    for (auto& m : s.metrics)
+      if (m.reference_runs > 0) {
+        diffs.push_back(m.levels);
+        rows.push_back(&m);
+      }
+  const auto verdicts = stats::run_verdicts(diffs, rule.family_alpha, rule.min_effect);
+  for (size_t i = 0; i < rows.size(); ++i) rows[i]->verdict = verdict_of(verdicts[i]);
 
-  for (size_t m = 0; m < 2; ++m) {
+  // Geometric means: per run, over the scenarios both sides ran ok in every run.
+  for (Metric metric : kMetrics) {
     GeoMean g;
-    g.metric = kMetrics[m];
-    g.scenarios = in_mean[m];
-    g.ratio = stats::geomean_interval(ratios[m], rule.seed, rule.level, rule.resamples);
-    if (ratios[m].empty())
+    g.metric = metric;
+    for (const auto& s : p.scenarios)
+      for (const auto& m : s.metrics)
+        if (m.metric == metric && m.reference_runs == p.reference_runs && m.other_runs == p.other_runs)
+          g.scenarios.push_back(s.scenario);
+    if (g.scenarios.empty()) {
       g.note = "no scenario ran ok in both with this metric recorded";
-    else if (one_repeat[m] == static_cast<int>(ratios[m].size()))
-      g.note = "one repeat on each side in every scenario: no interval";
-    else if (one_a_side[m] > 0)
-      g.note = std::to_string(one_a_side[m]) + " of " + std::to_string(ratios[m].size()) +
-               " scenarios have one repeat on a side, whose noise the interval cannot see: it understates the "
-               "uncertainty";
+      g.ratio.estimate = g.ratio.low = g.ratio.high = std::numeric_limits<double>::quiet_NaN();
+      p.geomeans.push_back(std::move(g));
+      continue;
+    }
+    auto run_means = [&](const Side& side) {
+      std::vector<double> out;
+      for (const auto& run : side.runs) {
+        double sum = 0;
+        for (const auto& name : g.scenarios) sum += stats::run_level(metric_samples(*find_result(run, name), metric));
+        out.push_back(sum / static_cast<double>(g.scenarios.size()));
+      }
+      return out;
+    };
+    const auto a = run_means(reference), b = run_means(other);
+    g.levels = stats::compare_levels(a, b, std::nullopt, rule.level);
+    g.ratio = ratio_from(g.levels, a, b);
+    if (g.levels.basis == stats::NoiseBasis::none)
+      g.note = "one run a side: no interval (add runs to see how far a second run would move it)";
     p.geomeans.push_back(std::move(g));
   }
   return p;
@@ -338,11 +444,14 @@ PairComparison compare_reports(const Report& reference, const std::string& refer
 std::string compare_markdown(const std::vector<PairComparison>& pairs, const CompareRule& rule, bool forced) {
   std::string out = "# ftbench compare\n\n";
   if (pairs.empty()) return out;
-  out += "Reference (A): `" + pairs.front().reference_name + "`" + run_summary(pairs.front().reference_run) + "\n\n";
+  out += "Reference (A): `" + pairs.front().reference_name + "`" + run_summary(pairs.front().reference_run) +
+         (pairs.front().reference_runs > 1 ? ", " + std::to_string(pairs.front().reference_runs) + " runs" : "") +
+         "\n\n";
   out += "Rule: " + describe(rule) + "\n";
   for (const auto& p : pairs) {
     out += "\n## B = `" + p.other_name + "` vs A\n\n";
-    out += "B:" + run_summary(p.other_run) + "\n\n";
+    out += "B:" + run_summary(p.other_run) + (p.other_runs > 1 ? ", " + std::to_string(p.other_runs) + " runs" : "") +
+           "\n\n";
     if (!p.config.differences.empty()) {
       out += std::string(forced ? "**Configs differ (compared anyway: --force):** " : "**Configs differ:** ");
       for (size_t i = 0; i < p.config.differences.size(); ++i)
@@ -362,8 +471,8 @@ std::string compare_markdown(const std::vector<PairComparison>& pairs, const Com
       }
       out += ".\n\n";
     }
-    std::vector<std::vector<std::string>> rows{{"scenario", "A samples/s", "B samples/s", "B/A samples/s [95 % CI]",
-                                                "verdict", "B/A steady [95 % CI]", "verdict", "notes"}};
+    std::vector<std::vector<std::string>> rows{{"scenario", "A samples/s", "B samples/s", "B/A samples/s [95 % over runs]",
+                                                "verdict", "B/A steady [95 % over runs]", "verdict", "notes"}};
     for (const auto& s : p.scenarios) {
       if (!s.both_ok()) {
         rows.push_back({s.scenario, status_text(s, true), status_text(s, false), "-", "-", "-", "-", status_notes(s)});
@@ -373,16 +482,20 @@ std::string compare_markdown(const std::vector<PairComparison>& pairs, const Com
       const auto& st = s.metrics[1];
       std::string notes;
       for (size_t i = 0; i < s.notes.size(); ++i) notes += (i ? "; " : "") + s.notes[i];
-      rows.push_back({s.scenario, fixed(t.reference.estimate, 1) + " (n=" + std::to_string(t.reference.n) + ")",
-                      fixed(t.other.estimate, 1) + " (n=" + std::to_string(t.other.n) + ")", ratio_text(t),
-                      to_string(t.verdict), ratio_text(st), to_string(st.verdict), notes});
+      auto side = [](double v, int runs, int repeats) {
+        return fixed(v, 1) + " (" + std::to_string(runs) + (runs == 1 ? " run" : " runs") + ", n=" +
+               std::to_string(repeats) + ")";
+      };
+      rows.push_back({s.scenario, side(t.reference, t.reference_runs, t.reference_repeats),
+                      side(t.other, t.other_runs, t.other_repeats), ratio_text(t), to_string(t.verdict), ratio_text(st),
+                      to_string(st.verdict), notes});
     }
     out += format_table(rows, {false, true, true, true, false, true, false, false}, TableStyle::markdown);
     out += "\n";
     for (const auto& g : p.geomeans) {
       const std::string what = g.metric == Metric::train_samples_per_s ? "samples/s" : "steady samples/s";
       out += "Geometric mean of B/A " + what + " over " + std::to_string(g.scenarios.size()) +
-             " scenario(s) ok in both: ";
+             " scenario(s) ok in every run of both (per run, then over runs): ";
       out += g.scenarios.empty() ? "-" : format_interval(g.ratio, "%.3f", "x");
       if (!g.note.empty()) out += " (" + g.note + ")";
       out += ".\n";
@@ -421,14 +534,18 @@ json compare_to_json(const std::vector<PairComparison>& pairs, const CompareRule
         json j = {{"verdict", to_string(m.verdict)}};
         if (m.verdict != Verdict::not_recorded) {
           j["ratio"] = interval_json(m.ratio);
-          j["reference_median"] = m.reference.estimate;
-          j["other_median"] = m.other.estimate;
-          j["reference_n"] = m.reference.n;
-          j["other_n"] = m.other.n;
-          j["mann_whitney"] = {{"u", m.rank.u},
-                               {"p_greater", m.rank.p_greater},
-                               {"p_less", m.rank.p_less},
-                               {"exact", m.rank.exact}};
+          j["reference_level"] = m.reference;
+          j["other_level"] = m.other;
+          j["reference_runs"] = m.reference_runs;
+          j["other_runs"] = m.other_runs;
+          j["reference_repeats"] = m.reference_repeats;
+          j["other_repeats"] = m.other_repeats;
+          j["test"] = {{"basis", stats::to_string(m.levels.basis)},
+                       {"df", m.levels.df},
+                       {"log_ratio", m.levels.diff},
+                       {"se", std::isfinite(m.levels.se) ? json(m.levels.se) : json(nullptr)},
+                       {"p_two_sided", std::isfinite(m.levels.p_two_sided()) ? json(m.levels.p_two_sided())
+                                                                            : json(nullptr)}};
         }
         metrics[to_string(m.metric)] = std::move(j);
       }
@@ -446,6 +563,8 @@ json compare_to_json(const std::vector<PairComparison>& pairs, const CompareRule
                                        {"note", g.note}};
     comparisons.push_back({{"reference", p.reference_name},
                            {"other", p.other_name},
+                           {"reference_runs", p.reference_runs},
+                           {"other_runs", p.other_runs},
                            {"config",
                             {{"comparable", p.config.comparable()},
                              {"differences", diffs(p.config.differences)},
@@ -457,15 +576,13 @@ json compare_to_json(const std::vector<PairComparison>& pairs, const CompareRule
                              {"same", p.environment.same},
                              {"recorded_in_neither", p.environment.unrecorded}}}});
   }
-  return {{"schema", "ftbench.compare/1"},
+  return {{"schema", "ftbench.compare/2"},
           {"reference", pairs.empty() ? json(nullptr) : json(pairs.front().reference_name)},
           {"rule",
            {{"text", describe(rule)},
             {"level", rule.level},
-            {"alpha", rule.alpha},
+            {"family_alpha", rule.family_alpha},
             {"min_effect", rule.min_effect},
-            {"min_repeats", rule.min_repeats},
-            {"resamples", rule.resamples},
             {"ratio", "other / reference; > 1 = other faster"}}},
           {"run_irrelevant_config_keys", kRunIrrelevantConfigKeys},
           {"forced", forced},

@@ -1,9 +1,13 @@
-// Machines or builds side by side: the first report is the reference, every
-// other report is compared with it scenario by scenario (throughput ratios
-// with bootstrap intervals and a verdict), summarised by a geometric mean,
-// with the configurations checked for comparability and the environments
-// diffed. Pure functions of the reports; bench/cmd_compare.cpp prints and
-// writes what they return.
+// Machines or builds side by side. The run is the unit: each side is one or
+// more runs (processes, nights, machines) of the same configuration, and a
+// ratio's interval is a t interval over runs (reports/analysis/two_level.h):
+// the run-to-run noise comes from the runs themselves (two or more on a side)
+// and/or a calibrate noise file. One run a side and no noise file: the ratio
+// is shown and the verdict is "cannot tell", because repeats inside one
+// process share its luck and a second process can erase what they show.
+// Verdicts over all rows of one comparison are held to a family-wise error
+// by Holm's procedure. Pure functions of the reports; bench/cmd_compare.cpp
+// prints and writes what they return.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,41 +16,42 @@
 #include <string>
 #include <vector>
 
-#include "reports/report.h"
+#include "reports/analysis/two_level.h"
 #include "reports/metrics.h"
+#include "reports/noise.h"
+#include "reports/report.h"
 #include "reports/statistics.h"
 
 namespace ftb {
 
 // When B is called faster or slower than A (the output states it).
 struct CompareRule {
-  double level = 0.95;       // bootstrap CI of the ratio of medians
-  double alpha = 0.05;       // one-sided Mann-Whitney, in the direction of the change
-  double min_effect = 0.02;  // ratio >= 1 + min_effect (faster) or <= 1 - min_effect (slower)
-  int min_repeats = 3;       // on each side; fewer: "n too small", no verdict
-  int resamples = 4000;
-  uint64_t seed = 20261130;
+  double level = 0.95;         // t interval of the ratio over runs
+  double family_alpha = 0.05;  // Holm over every row (scenario x metric) of one comparison, two-sided
+  double min_effect = 0.02;    // ratio >= 1 + min_effect (faster) or <= 1 - min_effect (slower)
 };
 std::string describe(const CompareRule& rule);  // one paragraph
 
-enum class Verdict { faster, slower, same, n_too_small, not_recorded };
-std::string to_string(Verdict v);  // "faster", "slower", "same within noise", "n too small", "not recorded"
+enum class Verdict { faster, slower, same, cannot_tell, not_recorded };
+std::string to_string(Verdict v);  // "faster", "slower", "same within noise", "cannot tell", "not recorded"
 
-// The two throughputs compared, from each result's per-repeat samples.
 // The metrics compared (reports/metrics.h names them).
 inline constexpr Metric kMetrics[] = {Metric::train_samples_per_s, Metric::steady_samples_per_s};
 
 struct MetricComparison {
   Metric metric = Metric::train_samples_per_s;
   Verdict verdict = Verdict::not_recorded;
-  stats::Interval ratio;    // median(other) / median(reference), > 1 = other faster
-  stats::RankTest rank;     // other against reference
-  stats::Interval reference, other;  // medians over repeats (CIs unused in the output)
+  stats::Interval ratio;           // exp(mean level B - mean level A), t interval over runs; > 1 = B faster
+  stats::LevelDifference levels;   // the test behind it
+  double reference = 0, other = 0; // geometric means of the runs' medians
+  int reference_runs = 0, other_runs = 0, reference_repeats = 0, other_repeats = 0;
 };
 
-// other / reference for two samples of one metric. not_recorded when either
-// side has no positive value (v1 reports have no steady-state samples).
-MetricComparison compare_metric(Metric metric, const std::vector<double>& reference, const std::vector<double>& other,
+// B's runs against A's runs for one metric (each run its repeats). Verdict
+// left for the caller's Holm step (compare_reports); not_recorded when a side
+// has no run with every value positive (v1 reports have no steady samples).
+MetricComparison compare_metric(Metric metric, const std::vector<std::vector<double>>& reference,
+                                const std::vector<std::vector<double>>& other, const NoiseEstimate* noise,
                                 const CompareRule& rule);
 
 struct ScenarioComparison {
@@ -61,8 +66,9 @@ struct ScenarioComparison {
 
 struct GeoMean {
   Metric metric = Metric::train_samples_per_s;
-  stats::Interval ratio;                // n = scenarios in it; NaN when none
-  std::vector<std::string> scenarios;   // the ones in it
+  stats::Interval ratio;                // per run the geometric mean over the scenarios, then B / A over runs
+  stats::LevelDifference levels;
+  std::vector<std::string> scenarios;   // the ones in it (ok in every run of both sides)
   std::string note;                     // why there is no interval (or no mean), else empty
 };
 
@@ -94,23 +100,31 @@ struct EnvironmentDiff {
   std::vector<std::string> same;           // labels of those that agree
   std::vector<std::string> unrecorded;     // labels neither report records
 };
-// GPU names, driver, CUDA, cuDNN, NCCL, LibTorch, CPU model and cores,
-// threads, compiler, build type, git commit and dirty flag, host, OS, BLAS,
-// memory, and the measured fp32 matmul peak (what a VM's CPU really delivers).
+// GPU names, driver, GPU clocks and power limits (NVML, where recorded),
+// CUDA, cuDNN, NCCL, LibTorch, CPU model and cores, threads, compiler, build
+// type, git commit and tree state (dirty), host, OS, BLAS, memory, and the
+// measured matmul peaks (fp32, bf16, fp16: what the machine really delivers).
 // Absent keys read as "not recorded".
 EnvironmentDiff diff_environments(const nlohmann::json& reference, const nlohmann::json& other);
 
 struct PairComparison {
-  std::string reference_name, other_name;  // as given on the command line
-  nlohmann::json reference_run, other_run;  // the environments (host, timestamp, commit in the headers)
+  std::string reference_name, other_name;  // as given on the command line (a side of several runs: "r1, r2, r3")
+  int reference_runs = 1, other_runs = 1;
+  nlohmann::json reference_run, other_run;  // the first run's environment of each side (host, timestamp, commit)
   ConfigCheck config;
   EnvironmentDiff environment;
   std::vector<ScenarioComparison> scenarios;  // reference's order, then rows only the other has
   std::vector<GeoMean> geomeans;              // one per kMetrics
 };
 
-PairComparison compare_reports(const Report& reference, const std::string& reference_name, const Report& other,
-                               const std::string& other_name, const CompareRule& rule = {});
+// One side: its runs (reports of one configuration) and how they were named.
+struct Side {
+  std::vector<Report> runs;
+  std::vector<std::string> names;
+  std::string label() const;  // the names joined
+};
+PairComparison compare_reports(const Side& reference, const Side& other, const CompareRule& rule = {},
+                               const NoiseFile* noise = nullptr);
 
 // Markdown for the console and compare.md; `forced`: the configs differed and
 // --force compared anyway (the differences are printed at the top).

@@ -23,8 +23,8 @@ json compare_chart_spec(const std::vector<PairComparison>& pairs) {
                           {"metric", m.metric == Metric::train_samples_per_s ? "samples/s" : "steady samples/s"},
                           {"report", p.other_name},
                           {"ratio", m.ratio.estimate},
-                          {"ci95_low", spread ? m.ratio.low : m.ratio.estimate},
-                          {"ci95_high", spread ? m.ratio.high : m.ratio.estimate},
+                          {"low", spread ? m.ratio.low : m.ratio.estimate},
+                          {"high", spread ? m.ratio.high : m.ratio.estimate},
                           {"verdict", to_string(m.verdict)}});
       }
     }
@@ -44,13 +44,13 @@ json compare_chart_spec(const std::vector<PairComparison>& pairs) {
                {"encoding",
                 {{"x", x},
                  {"xOffset", {{"field", "report"}}},
-                 {"y", {{"field", "ci95_low"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", y_title}}},
-                 {"y2", {{"field", "ci95_high"}}},
+                 {"y", {{"field", "low"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", y_title}}},
+                 {"y2", {{"field", "high"}}},
                  {"color", color}}}};
   json one = {{"mark", {{"type", "rule"}, {"strokeDash", {4, 4}}, {"color", "gray"}}},
               {"encoding", {{"y", {{"datum", 1}}}}}};
   return {{"$schema", kVegaLiteSchema},
-          {"title", "B / A throughput with 95 % intervals (A = " + reference + ")"},
+          {"title", "B / A throughput with 95 % intervals over runs (A = " + reference + ")"},
           {"description", "ftbench compare: ratio of medians over repeats per scenario; the dashed rule is 1.0"},
           {"data", {{"values", std::move(values)}}},
           {"facet", {{"row", {{"field", "metric"}, {"type", "nominal"}, {"title", nullptr}}}}},

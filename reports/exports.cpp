@@ -44,8 +44,8 @@ json github_entries(const Report& report, const std::vector<Exported>& metrics) 
     for (const auto& e : metrics) {
       const json& i = intervals.at(e.interval);
       const double value = i.at("median").get<double>() * e.scale;
-      const double low = i.at("ci95_low").get<double>() * e.scale, high = i.at("ci95_high").get<double>() * e.scale;
-      const std::string extra = "median of " + std::to_string(r.repeats.size()) + " repeats, 95 % CI [" +
+      const double low = i.at("low").get<double>() * e.scale, high = i.at("high").get<double>() * e.scale;
+      const std::string extra = "median of " + std::to_string(r.repeats.size()) + " repeats, interval [" +
                                 number(low) + ", " + number(high) + "]\n" + r.device + ", " + to_string(r.precision) +
                                 ", world_size " + std::to_string(r.world_size) + "\nmachine " +
                                 env_string(report.environment, "host") + ", commit " +
@@ -78,8 +78,8 @@ json bmf(const Report& report) {
     for (const auto& m : measures) {
       const json& i = intervals.at(m.interval);
       bench[m.name] = {{"value", i.at("median").get<double>() * m.scale},
-                       {"lower_value", i.at("ci95_low").get<double>() * m.scale},
-                       {"upper_value", i.at("ci95_high").get<double>() * m.scale}};
+                       {"lower_value", i.at("low").get<double>() * m.scale},
+                       {"upper_value", i.at("high").get<double>() * m.scale}};
     }
     out[series_name(report, r)] = std::move(bench);
   }

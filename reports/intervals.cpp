@@ -8,9 +8,6 @@
 namespace ftb {
 namespace {
 
-// One seed for every interval of a report: re-rendering gives the same text.
-constexpr uint64_t kSeed = 20261130;
-
 std::vector<double> field(const ScenarioResult& r, double RepeatSample::*f) {
   std::vector<double> v;
   for (const auto& s : r.repeats) v.push_back(s.*f);
@@ -26,8 +23,19 @@ bool repeats_in_rounds(const Report& report) {
 }
 
 nlohmann::json to_json(const stats::Interval& i) {
-  return {{"median", i.estimate}, {"ci95_low", i.low}, {"ci95_high", i.high}, {"min", i.min}, {"max", i.max},
-          {"n", i.n}};
+  nlohmann::json j = {{"median", i.estimate},
+                      {"low", i.low},
+                      {"high", i.high},
+                      {"coverage", std::isfinite(i.coverage) ? nlohmann::json(i.coverage) : nlohmann::json(nullptr)},
+                      {"method", to_string(i.method)},
+                      {"min", i.min},
+                      {"max", i.max},
+                      {"n", i.n}};
+  if (i.coverage >= 0.95) {
+    j["ci95_low"] = i.low;
+    j["ci95_high"] = i.high;
+  }
+  return j;
 }
 
 std::optional<Speedups> speedups_vs(const Report& report, const ScenarioResult& r, const std::string& baseline) {
@@ -39,15 +47,15 @@ std::optional<Speedups> speedups_vs(const Report& report, const ScenarioResult& 
   s.paired = repeats_in_rounds(report) && r.repeats.size() == base->repeats.size();
   if (s.by_throughput)
     s.end_to_end = stats::ratio_interval(field(r, &RepeatSample::train_samples_per_s),
-                                         field(*base, &RepeatSample::train_samples_per_s), s.paired, kSeed);
+                                         field(*base, &RepeatSample::train_samples_per_s), s.paired);
   else
     s.end_to_end = stats::ratio_interval(field(*base, &RepeatSample::wall_time_s), field(r, &RepeatSample::wall_time_s),
-                                         s.paired, kSeed);
+                                         s.paired);
   // The point estimate is the table's own (ratio of the aggregate medians);
   // they coincide when the aggregates were computed from these repeats.
   if (auto point = speedup_vs_baseline(report, r, baseline)) s.end_to_end.estimate = *point;
   s.steady_state = stats::ratio_interval(field(r, &RepeatSample::steady_samples_per_s),
-                                         field(*base, &RepeatSample::steady_samples_per_s), s.paired, kSeed);
+                                         field(*base, &RepeatSample::steady_samples_per_s), s.paired);
   return s;
 }
 
@@ -68,10 +76,10 @@ std::optional<AccuracyGuard> accuracy_guard(const Report& report, const Scenario
 
 nlohmann::json result_intervals(const ScenarioResult& r) {
   nlohmann::json j;
-  j["wall_time_s"] = to_json(stats::median_interval(field(r, &RepeatSample::wall_time_s), kSeed));
-  j["train_samples_per_s"] = to_json(stats::median_interval(field(r, &RepeatSample::train_samples_per_s), kSeed));
-  j["steady_samples_per_s"] = to_json(stats::median_interval(field(r, &RepeatSample::steady_samples_per_s), kSeed));
-  nlohmann::json step = to_json(stats::median_interval(field(r, &RepeatSample::step_ms_median), kSeed));
+  j["wall_time_s"] = to_json(stats::median_interval(field(r, &RepeatSample::wall_time_s)));
+  j["train_samples_per_s"] = to_json(stats::median_interval(field(r, &RepeatSample::train_samples_per_s)));
+  j["steady_samples_per_s"] = to_json(stats::median_interval(field(r, &RepeatSample::steady_samples_per_s)));
+  nlohmann::json step = to_json(stats::median_interval(field(r, &RepeatSample::step_ms_median)));
   // Percentiles of the last repeat's steps after warm-up (the steps are in
   // memory after a run; a report read back keeps them in steps.csv).
   std::vector<double> steps;
@@ -94,7 +102,16 @@ std::string format_interval(const stats::Interval& i, const char* fmt, const cha
   if (i.n < 2 || !(i.high > i.low)) return std::string(a) + suffix;
   std::snprintf(b, sizeof b, fmt, i.low);
   std::snprintf(c, sizeof c, fmt, i.high);
-  return std::string(a) + suffix + " [" + b + ", " + c + "]";
+  // The coverage where it is not 95 % (3 repeats: [min, max] covers 75 %).
+  std::string coverage;
+  if (!std::isfinite(i.coverage)) {
+    coverage = "; coverage ?";
+  } else if (std::abs(i.coverage - 0.95) > 0.005) {
+    char d[32];
+    std::snprintf(d, sizeof d, "; %.0f %%", 100 * i.coverage);
+    coverage = d;
+  }
+  return std::string(a) + suffix + " [" + b + ", " + c + coverage + "]";
 }
 
 }  // namespace ftb

@@ -1,8 +1,10 @@
-// Every figure over repeats with its uncertainty: medians with 95 % bootstrap
-// intervals for wall time, throughput and steady-state step time, the step
+// Every figure over repeats with its uncertainty: medians with order-statistic
+// intervals that state their coverage (reports/statistics.h; within one run:
+// they see the within-run noise only) for wall time, throughput and
+// steady-state step time, the step
 // time's p50/p90/p99, and the two speed-ups against baseline (end-to-end, the
 // reference's definition: wall time; steady-state: throughput of the median
-// step after warm-up), each a bootstrap interval of a ratio of medians.
+// step after warm-up), each an interval of a ratio of medians with its coverage.
 // Pure functions of the results' per-repeat samples; written into report.json
 // beside each result ("intervals", "speedup") and shown in the table.
 #pragma once
@@ -50,7 +52,8 @@ std::optional<AccuracyGuard> accuracy_guard(const Report& report, const Scenario
 // guard's, and `regress`'s for a test-accuracy drop against history.
 double accuracy_tolerance_points(const nlohmann::json& config);
 
-// "1.17x [1.10, 1.25]" (one repeat: "1.17x"); "*" after x when by throughput.
+// "1.17x [1.10, 1.25]" at 95 % coverage, "1.17x [1.10, 1.25; 75 %]" otherwise
+// (one repeat: "1.17x"); "*" after x when by throughput.
 std::string format_interval(const stats::Interval& i, const char* fmt, const char* suffix = "");
 
 }  // namespace ftb

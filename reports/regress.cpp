@@ -98,12 +98,13 @@ std::string to_string(Outcome o) {
   return "?";
 }
 
-MetricVerdict judge_metric(Metric m, const std::vector<std::vector<RepeatSample>>& reference, bool from_history,
-                           const std::vector<RepeatSample>& current, const JudgeContext& ctx) {
+MetricVerdict judge_threshold(Metric m, const std::vector<std::vector<RepeatSample>>& reference, bool from_history,
+                              const std::vector<RepeatSample>& current, const JudgeContext& ctx) {
   MetricVerdict v;
   v.metric = m;
   const std::vector<double> ref = pooled(reference, m), cur = metric_values(current, m);
   v.reference_runs = static_cast<int>(reference.size());
+  v.level_runs = v.reference_runs;
   v.reference_n = static_cast<int>(ref.size());
   v.current_n = static_cast<int>(cur.size());
   if (!cur.empty()) v.current_median = stats::median(cur);
@@ -115,75 +116,79 @@ MetricVerdict judge_metric(Metric m, const std::vector<std::vector<RepeatSample>
   v.change = v.reference_median != 0 ? v.current_median / v.reference_median - 1 : 0;
   const bool higher = metric_direction(m) == stats::Direction::higher_is_better;
   const double worse = higher ? -v.change : v.change;  // > 0: worse
-  stats::RegressionRule rule = ctx.rule;
-  if (ctx.noise) rule.min_effect = std::max(rule.min_effect, ctx.noise->noise_floor);
   auto by_threshold = [&](double bad, double threshold, const std::string& how) {
     v.outcome = bad > threshold ? Outcome::regressed : -bad > threshold ? Outcome::improved : Outcome::same;
     v.note = how;
   };
-
-  if (m == Metric::test_acc) {
+  if (m == Metric::test_acc)
     by_threshold(100 * (v.reference_median - v.current_median), ctx.tolerance_points,
                  "median drop beyond " + shortest_double(ctx.tolerance_points) + " points");
-    return v;
-  }
-  if (m == Metric::peak_bytes) {
-    by_threshold(worse, rule.min_effect, "median growth beyond " + printf_string("%.3g", 100 * rule.min_effect) + " %");
-    return v;
-  }
-
-  const bool rank_can_decide = stats::mann_whitney_min_p(v.current_n, v.reference_n) < rule.rank_alpha;
-  const stats::RankTest rank = stats::mann_whitney(cur, ref);
-  v.p_rank = higher ? rank.p_less : rank.p_greater;
-  const std::string sizes = std::to_string(v.current_n) + " vs " + std::to_string(v.reference_n) + " repeats";
-  if (from_history) {
-    if (v.reference_runs < ctx.min_runs) {
-      v.note = "insufficient history: " + std::to_string(v.reference_runs) + " run(s) in the window, " +
-               std::to_string(ctx.min_runs) + " needed";
-      return v;
-    }
-    if (!rank_can_decide) {
-      v.note = sizes + ": a rank test cannot reach p < " + shortest_double(rule.rank_alpha) + "; add repeats";
-      return v;
-    }
-    const stats::Verdict j = stats::judge(ref, cur, metric_direction(m), rule);
-    v.p_noise = higher ? j.noise.p_less : j.noise.p_greater;
-    v.outcome = j.regressed ? Outcome::regressed : j.improved ? Outcome::improved : Outcome::same;
-    v.note = "z vs history (sigma " + printf_string("%.2g", j.noise.sigma_log) + ") + rank test + min effect " +
-             printf_string("%.3g", 100 * rule.min_effect) + " %";
-    return v;
-  }
-
-  // One baseline report.
-  const double sigma = ctx.noise ? ctx.noise->cv_repeats : 0;
-  if (sigma > 0) {
-    const stats::NoiseTest z = stats::z_with_sigma(ref, cur, sigma);
-    v.p_noise = higher ? z.p_less : z.p_greater;
-    const double p_better = higher ? z.p_greater : z.p_less;
-    const double rank_better = higher ? rank.p_greater : rank.p_less;
-    // The rank test must agree when these sizes let it; with 1-2 repeats only
-    // the calibrated z-test can speak.
-    const bool rank_worse = !rank_can_decide || v.p_rank < rule.rank_alpha;
-    const bool rank_improved = !rank_can_decide || rank_better < rule.rank_alpha;
-    v.outcome = v.p_noise < rule.alpha && rank_worse && worse > rule.min_effect      ? Outcome::regressed
-                : p_better < rule.alpha && rank_improved && -worse > rule.min_effect ? Outcome::improved
-                                                                                     : Outcome::same;
-    v.note = "z with calibrated sigma " + printf_string("%.2g", sigma) +
-             (rank_can_decide ? " + rank test" : " (rank test n/a: " + sizes + ")") + " + min effect " +
-             printf_string("%.3g", 100 * rule.min_effect) + " %";
-    return v;
-  }
-  if (!rank_can_decide) {
-    v.note = sizes + ": the noise cannot be estimated from one baseline and a rank test cannot reach p < " +
-             shortest_double(rule.rank_alpha) + "; use --repeats 5, a --history, or --noise from `ftbench calibrate`";
-    return v;
-  }
-  const double rank_better = higher ? rank.p_greater : rank.p_less;
-  v.outcome = v.p_rank < rule.rank_alpha && worse > rule.min_effect        ? Outcome::regressed
-              : rank_better < rule.rank_alpha && -worse > rule.min_effect ? Outcome::improved
-                                                                          : Outcome::same;
-  v.note = "rank test + min effect " + printf_string("%.3g", 100 * rule.min_effect) + " % (no noise estimate)";
+  else
+    by_threshold(worse, ctx.min_effect, "median change beyond " + printf_string("%.3g", 100 * ctx.min_effect) + " %");
   return v;
+}
+
+namespace {
+
+std::string run_words(const HistoryRun& r) {
+  return (r.git_commit.empty() ? std::string("?") : r.git_commit.substr(0, 12)) + " (" + r.time + ")";
+}
+
+Outcome outcome_of(stats::NightOutcome o) {
+  switch (o) {
+    case stats::NightOutcome::regressed: return Outcome::regressed;
+    case stats::NightOutcome::improved: return Outcome::improved;
+    case stats::NightOutcome::same: return Outcome::same;
+    case stats::NightOutcome::insufficient: return Outcome::insufficient;
+  }
+  return Outcome::insufficient;
+}
+
+}  // namespace
+
+void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vector<RunRepeats>>& history,
+                  const std::vector<std::vector<RepeatSample>>& tonight, const stats::NightlyRule& rule,
+                  const std::vector<const NoiseEstimate*>& noise) {
+  std::vector<stats::NightSeries> series;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Metric m = rows[i]->metric;
+    stats::NightSeries s;
+    for (const auto& run : history[i]) s.nights.push_back(metric_values(run.repeats, m));
+    s.tonight = metric_values(tonight[i], m);
+    s.direction = metric_direction(m);
+    if (noise[i] && noise[i]->run_cv > 0) s.noise = known_noise(*noise[i]);
+    series.push_back(std::move(s));
+  }
+  const auto verdicts = stats::judge_nights(series, rule);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    MetricVerdict& v = *rows[i];
+    const stats::NightVerdict& n = verdicts[i];
+    const auto& runs = history[i];
+    v.reference_runs = static_cast<int>(runs.size());
+    v.reference_n = 0;
+    for (const auto& r : runs) v.reference_n += static_cast<int>(r.repeats.size());
+    v.current_n = static_cast<int>(series[i].tonight.size());
+    v.current_median = v.current_n ? stats::median(series[i].tonight) : v.current_median;
+    v.outcome = outcome_of(n.outcome);
+    v.level_runs = n.reference_nights;
+    if (std::isfinite(n.reference_level)) v.reference_median = std::exp(n.reference_level);
+    v.change = n.change;
+    v.p = n.p_worse;
+    v.df = n.df;
+    for (const auto& c : n.steps) {
+      if (c.index <= 0 || c.index > static_cast<int>(runs.size())) continue;
+      const std::string to = c.index < static_cast<int>(runs.size()) ? run_words(runs[c.index].run) : "tonight";
+      v.steps.push_back(printf_string("%+.1f %%", 100 * std::expm1(c.after - c.before)) + " between " +
+                        run_words(runs[c.index - 1].run) + " and " + to);
+    }
+    if (n.outcome == stats::NightOutcome::insufficient)
+      v.note = n.note;
+    else
+      v.note = printf_string("t-test vs %.0f night(s) since the last change point", n.reference_nights) +
+               (n.own_spread ? " (its own spread: noisier than the pool)" : "") +
+               printf_string(", within-run sd %.2g %%", 100 * n.within_sd) +
+               printf_string(", between-night sd %.2g %%", 100 * n.between_sd);
+  }
 }
 
 bool RegressSummary::regressed() const {
@@ -225,45 +230,76 @@ void check_noise_matches(const RegressOptions& o, const RunKey& key, const std::
 
 JudgeContext context_for(const RegressOptions& o, const Report& current) {
   JudgeContext c;
-  c.rule = o.rule;
-  c.min_runs = o.min_runs;
+  c.min_effect = o.rule.min_effect;
   c.tolerance_points = accuracy_tolerance_points(current.config);
   return c;
 }
 
-std::string rule_text(const RegressOptions& o) {
+std::string rule_text(const RegressOptions& o, bool from_history) {
   std::string gates;
   for (Gate g : o.fail_on) gates += (gates.empty() ? "" : ", ") + to_string(g);
-  return "gating: " + gates + ". Throughput regresses when tonight is worse by more than " +
-         printf_string("%.3g", 100 * o.rule.min_effect) + " % with a one-sided z-test against the reference's noise " +
-         "at " + shortest_double(o.rule.alpha) + " and a Mann-Whitney test at " + shortest_double(o.rule.rank_alpha) +
-         "; accuracy when the median test accuracy drops beyond the preset's tolerance; memory when the median "
-         "peak grows beyond the minimum effect." +
-         (o.noise ? " Calibrated noise from " + o.noise_path +
-                        " (ftbench calibrate): each minimum effect raised to its noise floor; against a baseline "
-                        "report the z-test uses the calibrated sigma."
+  const std::string throughput =
+      from_history ? "Throughput: " + describe(o.rule) + "."
+                   : "Throughput: tonight's level (the median of its repeats) against the baseline runs' levels, a "
+                     "one-sided t-test whose run-to-run noise comes from the baseline runs (two or more) and/or "
+                     "--noise; with one baseline run and no noise file it cannot tell. Holm over every scenario at " +
+                         shortest_double(o.rule.family_alpha) + ", and a change beyond " +
+                         printf_string("%.3g", 100 * o.rule.min_effect) + " %.";
+  return "gating: " + gates + ". " + throughput +
+         " Accuracy: the median test accuracy drops beyond the preset's tolerance. Memory: the median peak grows "
+         "beyond the minimum effect." +
+         (o.noise ? " Calibrated run-to-run noise from " + o.noise_path + " (ftbench calibrate), weighted by its "
+                        "degrees of freedom."
                   : std::string());
 }
 
+// Rows for every ok scenario of tonight: throughput judged by `throughput`
+// (all scenarios at once), accuracy and memory by their thresholds.
 void judge_scenarios(RegressSummary& s, const Report& current, const RegressOptions& o,
-                     const std::function<std::vector<std::vector<RepeatSample>>(const std::string&)>& reference,
-                     bool from_history) {
-  const JudgeContext base = context_for(o, current);
+                     const std::function<std::vector<RunRepeats>(const std::string&)>& reference, bool from_history,
+                     const std::function<void(std::vector<MetricVerdict*>&, const std::vector<std::vector<RunRepeats>>&,
+                                              const std::vector<std::vector<RepeatSample>>&,
+                                              const std::vector<const NoiseEstimate*>&)>& throughput) {
+  const JudgeContext ctx = context_for(o, current);
+  std::vector<std::vector<RunRepeats>> refs;
+  std::vector<std::vector<RepeatSample>> tonight;
+  std::vector<const NoiseEstimate*> noise;
+  std::vector<size_t> statistical;  // row indices
   for (const auto& r : current.results) {
     if (r.status != Status::ok) {
       s.notes.push_back(r.scenario + ": " + to_string(r.status) + " tonight (" + r.reason + "), not judged");
       continue;
     }
-    const auto ref = reference(r.scenario);
+    auto ref = reference(r.scenario);
+    std::vector<std::vector<RepeatSample>> ref_repeats;
+    for (const auto& run : ref) ref_repeats.push_back(run.repeats);
     for (Gate g : {Gate::throughput, Gate::accuracy, Gate::memory}) {
-      JudgeContext c = base;
-      c.noise = o.noise ? find_noise(*o.noise, r.scenario, gate_metric(g)) : nullptr;
-      MetricVerdict v = judge_metric(gate_metric(g), ref, from_history, r.repeats, c);
+      const Metric m = gate_metric(g);
+      MetricVerdict v;
+      if (g == Gate::throughput) {
+        v.metric = m;
+        v.reference_runs = static_cast<int>(ref.size());
+        if (ref.empty()) v.note = from_history ? "no run of this machine, preset and config in the history"
+                                               : "not in the baseline";
+        v.current_n = static_cast<int>(r.repeats.size());
+        if (!r.repeats.empty()) v.current_median = stats::median(metric_values(r.repeats, m));
+        if (!ref.empty()) {
+          statistical.push_back(s.rows.size());
+          refs.push_back(ref);
+          tonight.push_back(r.repeats);
+          noise.push_back(o.noise ? find_noise(*o.noise, r.scenario, m) : nullptr);
+        }
+      } else {
+        v = judge_threshold(m, ref_repeats, from_history, r.repeats, ctx);
+      }
       v.scenario = r.scenario;
       v.gating = o.fail_on.count(g) > 0;
       s.rows.push_back(std::move(v));
     }
   }
+  std::vector<MetricVerdict*> rows;
+  for (size_t i : statistical) rows.push_back(&s.rows[i]);
+  if (!rows.empty()) throughput(rows, refs, tonight, noise);
 }
 
 }  // namespace
@@ -301,48 +337,107 @@ RegressSummary regress_vs_history(const HistoryStore& store, const std::string& 
   s.current = current_where;
   s.reference = "history " + store_path + " (last " + std::to_string(o.window) + " runs of machine '" + key.machine +
                 "', preset '" + key.preset + "', config " + key.config_hash + ")";
-  s.rule = rule_text(o);
+  s.rule = rule_text(o, true);
   if (on_machine.empty()) s.notes.push_back("no run of machine '" + key.machine + "' in the history yet");
   judge_scenarios(
       s, current, o,
       [&](const std::string& scenario) {
-        std::vector<std::vector<RepeatSample>> runs;
-        for (auto& r : store.window(key, scenario, o.window, exclude)) runs.push_back(std::move(r.repeats));
+        auto runs = store.window(key, scenario, o.window, exclude);
+        std::reverse(runs.begin(), runs.end());  // oldest first: a series
         return runs;
       },
-      true);
+      true,
+      [&](std::vector<MetricVerdict*>& rows, const std::vector<std::vector<RunRepeats>>& refs,
+          const std::vector<std::vector<RepeatSample>>& tonight, const std::vector<const NoiseEstimate*>& noise) {
+        judge_series(rows, refs, tonight, o.rule, noise);
+      });
   return s;
 }
 
-RegressSummary regress_vs_baseline(const json& baseline_json, const std::string& baseline_where,
-                                   const json& current_json, const std::string& current_where,
-                                   const RegressOptions& o) {
-  const Report baseline = read_checked(baseline_json, baseline_where);
+RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, const json& current_json,
+                                   const std::string& current_where, const RegressOptions& o) {
   const Report current = read_checked(current_json, current_where);
-  const RunKey bk = run_key(baseline, baseline_where, o.machine), ck = run_key(current, current_where, o.machine);
-  if (bk.preset != ck.preset)
-    input_error(current_where, "preset '" + ck.preset + "' differs from the baseline's '" + bk.preset + "' (" +
-                                   baseline_where + ")");
-  if (bk.config_hash != ck.config_hash)
-    input_error(current_where, "config differs from the baseline's (" + baseline_where + "): " +
-                                   names_for_message(config_differences(baseline.config, current.config), 4));
+  const RunKey ck = run_key(current, current_where, o.machine);
+  std::vector<Report> base;
+  std::string names;
+  std::set<std::string> machines;
+  for (const auto& b : baselines) {
+    base.push_back(read_checked(b.json, b.where));
+    const RunKey bk = run_key(base.back(), b.where, o.machine);
+    if (bk.preset != ck.preset)
+      input_error(current_where, "preset '" + ck.preset + "' differs from the baseline's '" + bk.preset + "' (" +
+                                     b.where + ")");
+    if (bk.config_hash != ck.config_hash)
+      input_error(current_where, "config differs from the baseline's (" + b.where + "): " +
+                                     names_for_message(config_differences(base.back().config, current.config), 4));
+    names += (names.empty() ? "" : ", ") + b.where;
+    if (bk.machine != ck.machine) machines.insert(bk.machine);
+  }
   check_noise_matches(o, ck, current_where);
   RegressSummary s;
   s.current = current_where;
-  s.reference = "baseline " + baseline_where;
+  s.reference = std::string(baselines.size() == 1 ? "baseline " : "baseline runs ") + names;
   s.from_history = false;
-  s.rule = rule_text(o);
-  if (bk.machine != ck.machine)
-    s.notes.push_back("the baseline ran on '" + bk.machine + "', tonight on '" + ck.machine + "'");
+  s.rule = rule_text(o, false);
+  for (const auto& m : machines) s.notes.push_back("a baseline ran on '" + m + "', tonight on '" + ck.machine + "'");
   judge_scenarios(
       s, current, o,
       [&](const std::string& scenario) {
-        std::vector<std::vector<RepeatSample>> runs;
-        const ScenarioResult* r = find_result(baseline, scenario);
-        if (r && r->status == Status::ok && !r->repeats.empty()) runs.push_back(r->repeats);
+        std::vector<RunRepeats> runs;
+        for (size_t k = 0; k < base.size(); ++k) {
+          const ScenarioResult* r = find_result(base[k], scenario);
+          if (!r || r->status != Status::ok || r->repeats.empty()) continue;
+          RunRepeats rr;
+          rr.run.source = baselines[k].where;
+          rr.repeats = r->repeats;
+          runs.push_back(std::move(rr));
+        }
         return runs;
       },
-      false);
+      false,
+      [&](std::vector<MetricVerdict*>& rows, const std::vector<std::vector<RunRepeats>>& refs,
+          const std::vector<std::vector<RepeatSample>>& tonight, const std::vector<const NoiseEstimate*>& noise) {
+        std::vector<double> p_worse, p_better;
+        std::vector<stats::LevelDifference> diffs;
+        for (size_t i = 0; i < rows.size(); ++i) {
+          const Metric m = rows[i]->metric;
+          std::vector<double> levels;
+          int n = 0;
+          for (const auto& run : refs[i]) {
+            levels.push_back(stats::run_level(metric_values(run.repeats, m)));
+            n += static_cast<int>(run.repeats.size());
+          }
+          std::optional<stats::KnownNoise> known;
+          if (noise[i] && noise[i]->run_cv > 0) known = known_noise(*noise[i]);
+          const auto d = stats::compare_levels(levels, {stats::run_level(metric_values(tonight[i], m))}, known);
+          const bool higher = metric_direction(m) == stats::Direction::higher_is_better;
+          p_worse.push_back(d.basis == stats::NoiseBasis::none ? NAN : higher ? d.p_down : d.p_up);
+          p_better.push_back(d.basis == stats::NoiseBasis::none ? NAN : higher ? d.p_up : d.p_down);
+          MetricVerdict& v = *rows[i];
+          v.reference_runs = v.level_runs = static_cast<int>(levels.size());
+          v.reference_n = n;
+          v.reference_median = std::exp(stats::mean(levels));
+          v.change = std::expm1(d.diff);
+          v.p = p_worse.back();
+          v.df = d.df;
+          if (d.basis == stats::NoiseBasis::none)
+            v.note = "cannot tell from one run a side: the run-to-run noise is unknown (repeats inside one process "
+                     "share its luck); add baseline runs (--baseline R1 R2 ...) or --noise from `ftbench calibrate`";
+          else
+            v.note = "t-test over runs, noise from " + stats::to_string(d.basis);
+          diffs.push_back(d);
+        }
+        const auto worse = stats::holm_reject(p_worse, o.rule.family_alpha);
+        const auto better = stats::holm_reject(p_better, o.rule.family_alpha);
+        for (size_t i = 0; i < rows.size(); ++i) {
+          MetricVerdict& v = *rows[i];
+          if (diffs[i].basis == stats::NoiseBasis::none) continue;  // insufficient
+          const double bad = metric_direction(v.metric) == stats::Direction::higher_is_better ? -v.change : v.change;
+          v.outcome = worse[i] && bad > o.rule.min_effect     ? Outcome::regressed
+                      : better[i] && -bad > o.rule.min_effect ? Outcome::improved
+                                                              : Outcome::same;
+        }
+      });
   return s;
 }
 
@@ -350,22 +445,25 @@ std::string regress_markdown(const RegressSummary& s) {
   std::string out = "## ftbench regress\n\n";
   out += "- current: " + s.current + "\n- reference: " + s.reference + "\n\n";
   std::vector<std::vector<std::string>> rows = {
-      {"scenario", "metric", "reference median", "current median", "change", "p (z)", "p (rank)", "verdict"}};
+      {"scenario", "metric", "reference level", "current median", "change", "p (t, one-sided)", "verdict"}};
   for (const auto& r : s.rows) {
     std::string verdict = to_string(r.outcome);
     if (r.outcome == Outcome::regressed) verdict = r.gating ? "**REGRESSED**" : "regressed (not gating)";
-    if (r.outcome == Outcome::insufficient && s.from_history) verdict = "insufficient history";
-    const std::string ref = format_value(r.metric, r.reference_median) +
-                            (r.reference_n ? " (" + std::to_string(r.reference_runs) +
-                                                 (r.reference_runs == 1 ? " run, n=" : " runs, n=") +
-                                                 std::to_string(r.reference_n) + ")"
-                                           : "");
+    if (r.outcome == Outcome::insufficient)
+      verdict = r.note.rfind("cannot tell", 0) == 0 ? "cannot tell" : s.from_history ? "insufficient history" : verdict;
+    std::string ref = format_value(r.metric, r.reference_median);
+    if (r.reference_n) {
+      ref += " (" + std::to_string(r.level_runs) + (r.level_runs == 1 ? " run" : " runs");
+      if (r.level_runs != r.reference_runs) ref += " since a change point, of " + std::to_string(r.reference_runs);
+      ref += ", n=" + std::to_string(r.reference_n) + ")";
+    }
+    std::string p = format_p(r.p);
+    if (std::isfinite(r.p) && r.df > 0) p += std::isfinite(r.df) ? printf_string(" (df %.0f)", r.df) : " (df inf)";
     rows.push_back({r.scenario, to_string(r.metric) + (r.gating ? "" : " (not gating)"), ref,
                     format_value(r.metric, r.current_median) + " (n=" + std::to_string(r.current_n) + ")",
-                    std::isfinite(r.change) ? printf_string("%+.1f %%", 100 * r.change) : "-", format_p(r.p_noise),
-                    format_p(r.p_rank), verdict});
+                    std::isfinite(r.change) ? printf_string("%+.1f %%", 100 * r.change) : "-", p, verdict});
   }
-  out += format_table(rows, {false, false, true, true, true, true, true, false}, TableStyle::markdown);
+  out += format_table(rows, {false, false, true, true, true, true, false}, TableStyle::markdown);
   out += "\n";
   std::vector<std::string> gating;
   for (const auto& r : s.rows)
@@ -387,6 +485,10 @@ std::string regress_markdown(const RegressSummary& s) {
     else if (std::find(it->second.begin(), it->second.end(), what) == it->second.end()) it->second.push_back(what);
   }
   std::vector<std::string> notes = s.notes;
+  for (const auto& r : s.rows)
+    for (const auto& step : r.steps)
+      notes.push_back(r.scenario + " " + to_string(r.metric) + ": the history shows a level change " + step +
+                      " (a change point; judged against the level since)");
   for (const auto& [reason, what] : reasons) notes.push_back(names_for_message(what, 4) + ": " + reason);
   if (!notes.empty()) {
     out += "\nNotes:\n";

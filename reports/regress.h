@@ -1,23 +1,21 @@
-// `ftbench regress`: did tonight's report get worse than its history (or than
-// one baseline report)? Per scenario and gate, one verdict, a Markdown summary
+// `ftbench regress`: did tonight's report get worse than its history (or
+// than baseline runs)? Per scenario and gate, one verdict, a Markdown summary
 // fit for a CI log or a pull-request comment, and exit 1 when a gating metric
 // regressed.
 //
-// The rules (one function, judge_metric, serves regress, `history show` and
-// the trend charts):
-//   throughput  train_samples_per_s, higher is better.
-//     History: stats::judge() of tonight's repeats against every repeat of
-//     the window (the last --window runs with the same machine, scenario,
-//     preset and config hash): z-test against the history's robust spread at
-//     alpha 0.005, Mann-Whitney agreeing at 0.05, change beyond the minimum
-//     effect (3 %, raised to the calibrated noise floor with --noise). Fewer
-//     than min_runs runs in the window: "insufficient history".
-//     Baseline (one report): the noise cannot be estimated from one run of a
-//     few repeats, so the rank test decides: Mann-Whitney at 0.05 plus the
-//     minimum effect. With --noise the calibrated spread (cv_repeats) gives
-//     the z-test too, and then 1-2 repeats suffice. When neither can reach
-//     its level (3 vs 3 repeats: the smallest rank p-value is 0.05) the
-//     verdict is "insufficient" and the output says why, never a guess.
+// The rules:
+//   throughput  train_samples_per_s, higher is better. The run is the unit:
+//     History: the nightly rule (reports/analysis/nightly.h): tonight's
+//     level (median of its repeats) against the nights since the series'
+//     last change point, a t-test with within-run and between-night noise,
+//     Holm over every scenario of the report at family_alpha, and a change
+//     beyond the minimum effect. A step the history already shows is named
+//     once with its commit range and not failed again.
+//     Baseline (one or more reports): tonight's level against the baseline
+//     runs' levels (two_level.h's compare_levels): the run-to-run noise from
+//     the baseline runs (two or more) and/or a calibrate noise file; with one
+//     baseline run and no noise file nothing estimates it, and the verdict is
+//     "cannot tell from one run a side", never a guess from repeats.
 //   accuracy    test_acc, median drop beyond the preset's accuracy tolerance
 //               (2 points; 0.5 on paper; reports/intervals.h).
 //   memory      peak_bytes, median growth beyond the minimum effect.
@@ -32,6 +30,7 @@
 
 #include "reports/history.h"
 #include "reports/metrics.h"
+#include "reports/analysis/nightly.h"
 #include "reports/noise.h"
 #include "reports/statistics.h"
 
@@ -46,11 +45,10 @@ Metric gate_metric(Gate g);
 enum class Outcome { regressed, improved, same, insufficient };
 std::string to_string(Outcome o);
 
+// The threshold rules (accuracy, memory): medians, no test.
 struct JudgeContext {
-  stats::RegressionRule rule;
-  int min_runs = 3;                // history runs the statistical rule needs
-  double tolerance_points = 2;     // accuracy
-  const NoiseEstimate* noise = nullptr;  // calibrated noise of this scenario and metric, if any
+  double min_effect = 0.03;     // memory
+  double tolerance_points = 2;  // accuracy
 };
 
 struct MetricVerdict {
@@ -62,21 +60,28 @@ struct MetricVerdict {
   double reference_median = std::numeric_limits<double>::quiet_NaN();
   double current_median = std::numeric_limits<double>::quiet_NaN();
   double change = std::numeric_limits<double>::quiet_NaN();  // current / reference - 1
-  double p_noise = std::numeric_limits<double>::quiet_NaN();  // one-sided, towards worse
-  double p_rank = std::numeric_limits<double>::quiet_NaN();
-  std::string note;  // why insufficient, which rule decided
+  double p = std::numeric_limits<double>::quiet_NaN();  // one-sided t towards worse, before Holm
+  double df = 0;
+  int level_runs = 0;  // runs behind the reference level (nights since the last change point)
+  std::string note;    // why insufficient, which rule decided
+  std::vector<std::string> steps;  // level changes the history shows: "-15.2 % from c3 (time) to c4 (time)"
 };
 
-// `reference`: the window's runs (history) or one run (baseline), each its
-// repeats; `from_history` chooses the rule.
-MetricVerdict judge_metric(Metric m, const std::vector<std::vector<RepeatSample>>& reference, bool from_history,
-                           const std::vector<RepeatSample>& current, const JudgeContext& ctx);
+// The threshold rules for accuracy and memory: `reference` the runs'
+// repeats, `from_history` only words the "nothing to compare" note.
+MetricVerdict judge_threshold(Metric m, const std::vector<std::vector<RepeatSample>>& reference, bool from_history,
+                              const std::vector<RepeatSample>& current, const JudgeContext& ctx);
+// Tonight's throughput rows of a report against their series (history,
+// oldest first): the nightly rule over all of them at once (Holm), the
+// verdicts in the rows' order. Each row's scenario and gating are kept.
+void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vector<RunRepeats>>& history,
+                  const std::vector<std::vector<RepeatSample>>& tonight, const stats::NightlyRule& rule,
+                  const std::vector<const NoiseEstimate*>& noise);
 
 struct RegressOptions {
   int window = 20;
-  int min_runs = 3;
   std::set<Gate> fail_on = {Gate::throughput};
-  stats::RegressionRule rule;
+  stats::NightlyRule rule;  // min_nights, family_alpha, min_effect, change points
   const NoiseFile* noise = nullptr;
   std::string noise_path;  // for messages
   std::string machine;     // overrides the derived machine key
@@ -97,9 +102,13 @@ struct RegressSummary {
 RegressSummary regress_vs_history(const HistoryStore& store, const std::string& store_path,
                                   const nlohmann::json& current_json, const std::string& current_where,
                                   const RegressOptions& options);
-RegressSummary regress_vs_baseline(const nlohmann::json& baseline_json, const std::string& baseline_where,
-                                   const nlohmann::json& current_json, const std::string& current_where,
-                                   const RegressOptions& options);
+// One or more baseline runs (reports of the same preset and config).
+struct NamedReport {
+  nlohmann::json json;
+  std::string where;
+};
+RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, const nlohmann::json& current_json,
+                                   const std::string& current_where, const RegressOptions& options);
 
 std::string regress_markdown(const RegressSummary& s);
 

@@ -1,5 +1,5 @@
-// The report: one JSON document per run (schema "ftbench.report/2", described
-// by reports/report.schema.json; version 1 is read by upgrading), the raw
+// The report: one JSON document per run (schema "ftbench.report/3", described
+// by reports/report.schema.json; versions 1 and 2 are read by upgrading), the raw
 // step times beside it as CSV, and the table and chart specs derived from it.
 // Reporters are pure functions of (environment, config, results); only the
 // write_* functions touch the file system, and each file is replaced
@@ -16,7 +16,7 @@
 
 namespace ftb {
 
-inline constexpr const char* kReportSchema = kReportSchemaV2;  // what the writer writes
+inline constexpr const char* kReportSchema = kReportSchemaV3;  // what the writer writes
 
 struct Report {
   nlohmann::json environment = nlohmann::json::object();  // capture_environment()

@@ -47,20 +47,48 @@ void upgrade_result(json& r) {
   if (!r.contains("distributed")) r["distributed"] = nullptr;
 }
 
+// v2's intervals were percentile bootstraps labelled 95 % whatever their n
+// reached: v3 keeps their bounds as low/high with coverage unknown (null).
+void upgrade_interval(json& i) {
+  if (!i.is_object() || !i.contains("ci95_low")) return;
+  i["low"] = i["ci95_low"];
+  i["high"] = i["ci95_high"];
+  i.erase("ci95_low");
+  i.erase("ci95_high");
+  i["coverage"] = nullptr;
+  i["method"] = "percentile bootstrap (ftbench.report/2; coverage not stated)";
+}
+
+void upgrade_intervals(json& r) {
+  if (!r.is_object()) return;
+  for (const char* group : {"intervals", "speedup"}) {
+    auto g = r.find(group);
+    if (g == r.end() || !g->is_object()) continue;
+    for (auto& [key, value] : g->items()) {
+      (void)key;
+      upgrade_interval(value);
+    }
+  }
+}
+
 }  // namespace
 
 json upgrade_report(json report) {
   const std::string schema = JsonFields(report, "").string("schema");
-  if (schema == kReportSchemaV2) return report;
-  if (schema != kReportSchemaV1) {
+  if (schema == kReportSchemaV3) return report;
+  if (schema != kReportSchemaV1 && schema != kReportSchemaV2) {
     throw InputError("schema: '" + schema + "' is not a report version this ftbench reads (" + kReportSchemaV1 +
-                     " or " + kReportSchemaV2 + ")");
+                     ", " + kReportSchemaV2 + " or " + kReportSchemaV3 + ")");
   }
-  report["schema"] = kReportSchemaV2;
-  report["upgraded_from"] = kReportSchemaV1;
-  if (report.contains("config")) integers_in_config(report["config"]);
+  const bool v1 = schema == kReportSchemaV1;
+  report["schema"] = kReportSchemaV3;
+  report["upgraded_from"] = schema;
+  if (v1 && report.contains("config")) integers_in_config(report["config"]);
   if (report.contains("results") && report["results"].is_array())
-    for (auto& r : report["results"]) upgrade_result(r);
+    for (auto& r : report["results"]) {
+      if (v1) upgrade_result(r);
+      upgrade_intervals(r);
+    }
   return report;
 }
 

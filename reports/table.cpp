@@ -193,8 +193,10 @@ ResultTable speedup_table(const Report& report, const std::string& baseline) {
   return {table, right,
          "speed-up: " + baseline + "'s wall time over the row's (end-to-end, validation included, as the "
          "reference times it); steady speed-up: samples/s at the median step after warm-up over " + baseline +
-         "'s. ! marks a test accuracy further from " + baseline + "'s than the preset's tolerance. Medians of up to " + std::to_string(repeats) + " repeat(s); [95 % bootstrap interval] where a row has "
-         "two or more. Times are medians; accuracy and MFU are the last repeat's. # marks a setting that differs "
+         "'s. ! marks a test accuracy further from " + baseline + "'s than the preset's tolerance. Medians of up to " + std::to_string(repeats) + " repeat(s) of one run; [interval] where a row has "
+         "two or more: order statistics of the per-round ratios (distribution-free), with its coverage where it is "
+         "not 95 % (3 repeats reach 75 %, 5 reach 94 %); repeats of one run share its luck, so the interval says "
+         "nothing of a second run (compare several runs for that). Times are medians; accuracy and MFU are the last repeat's. # marks a setting that differs "
          "from " + baseline + "'s beyond what the row's technique changes. Every row: " + shared_settings(report) + ".\n"};
 }
 

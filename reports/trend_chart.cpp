@@ -23,7 +23,10 @@ json trend_chart(const std::string& scenario, Metric m, const std::vector<TrendP
                       {"high", p.median.high},
                       {"repeats", p.median.n},
                       {"verdict", to_string(p.verdict.outcome)},
-                      {"change", std::isfinite(p.verdict.change) ? json(p.verdict.change) : json(nullptr)}});
+                      {"coverage", std::isfinite(p.median.coverage) ? json(p.median.coverage) : json(nullptr)},
+                      {"change", std::isfinite(p.verdict.change) ? json(p.verdict.change) : json(nullptr)},
+                      {"change_point", p.change_point},
+                      {"step", p.change_point ? json(p.step) : json(nullptr)}});
   }
   const std::string y_title = to_string(m) + " (" + metric_unit(m) + ")";
   const json x = {{"field", "time"}, {"type", "temporal"}, {"title", "run time (UTC)"}, {"scale", {{"type", "utc"}}}};
@@ -35,6 +38,8 @@ json trend_chart(const std::string& scenario, Metric m, const std::vector<TrendP
                                     {{"field", "low"}, {"format", ".4g"}},
                                     {{"field", "high"}, {"format", ".4g"}},
                                     {{"field", "repeats"}},
+                                    {{"field", "coverage"}, {"format", ".0%"}},
+                                    {{"field", "step"}, {"format", "+.1%"}},
                                     {{"field", "verdict"}},
                                     {{"field", "change"}, {"format", "+.1%"}}});
   auto marked = [&](const char* verdict, const char* shape, const char* colour) {
@@ -46,9 +51,10 @@ json trend_chart(const std::string& scenario, Metric m, const std::vector<TrendP
       {"$schema", kVegaLiteSchema},
       {"title",
        {{"text", scenario + ": " + to_string(m) + " over time"},
-        {"subtitle", "median of each run with its 95 % CI; red triangle: regressed against the previous " +
-                         std::to_string(window) + " runs of its machine and config (ftbench regress's rule), "
-                                                  "green: improved"}}},
+        {"subtitle", "median of each run with its order-statistic interval (coverage in the tooltip); red "
+                     "triangle: regressed against the level since the last change point among the previous " +
+                         std::to_string(window) + " runs of its series (ftbench regress's rule), green: improved; "
+                                                  "dashed rule: a change point (a new level starts)"}}},
       {"description", "ftbench history trend (generated from the history store)"},
       {"width", 640},
       {"data", {{"values", std::move(values)}}},
@@ -64,6 +70,9 @@ json trend_chart(const std::string& scenario, Metric m, const std::vector<TrendP
             {"encoding",
              {{"x", x}, {"y", {{"field", "median"}, {"type", "quantitative"}, {"title", y_title}}}, {"color", color},
               {"tooltip", tooltip}}}},
+           {{"transform", json::array({{{"filter", "datum.change_point"}}})},
+            {"mark", {{"type", "rule"}, {"strokeDash", {6, 4}}, {"color", "#7f7f7f"}}},
+            {"encoding", {{"x", x}, {"tooltip", tooltip}}}},
            marked("regressed", "triangle-down", "#d62728"),
            marked("improved", "triangle-up", "#2ca02c"),
        })},

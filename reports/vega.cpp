@@ -79,7 +79,7 @@ json row_fields(const ScenarioResult& r) {
 // ---- bars with intervals and placeholders -----------------------------------
 
 struct BarValue {
-  std::optional<double> value, low, high;  // value = the bar; [low, high] = its 95 % interval
+  std::optional<double> value, low, high;  // value = the bar; [low, high] = its interval
   std::string label;                       // text above the bar ("" = none)
 };
 
@@ -127,8 +127,8 @@ json bar_chart(const Report& report, const std::string& name, json title, const 
   json series_offset = {{"field", "series"}, {"type", "nominal"}, {"title", "speed-up"}};
   json tooltip = json::array({{{"field", "scenario"}},
                               {{"field", "value"}, {"title", y_title}, {"format", format}},
-                              {{"field", "low"}, {"title", "95 % CI low"}, {"format", format}},
-                              {{"field", "high"}, {"title", "95 % CI high"}, {"format", format}},
+                              {{"field", "low"}, {"title", "interval low"}, {"format", format}},
+                              {{"field", "high"}, {"title", "interval high"}, {"format", format}},
                               {{"field", "precision"}},
                               {{"field", "device"}},
                               {{"field", "world_size"}, {"title", "ranks"}}});
@@ -173,7 +173,7 @@ json bar_chart(const Report& report, const std::string& name, json title, const 
 BarValue interval_bar(const ScenarioResult& r, const char* key, double fallback) {
   if (r.repeats.empty()) return {fallback, std::nullopt, std::nullopt, ""};
   const json i = result_intervals(r).at(key);
-  return {i.at("median").get<double>(), i.at("ci95_low").get<double>(), i.at("ci95_high").get<double>(), ""};
+  return {i.at("median").get<double>(), i.at("low").get<double>(), i.at("high").get<double>(), ""};
 }
 
 std::string times(double x, bool star) {
@@ -202,7 +202,7 @@ json speedup_chart(const Report& report, const std::string& baseline, const std:
        }}};
   json spec = bar_chart(
       report, "speedup",
-      chart_title("speed-up vs " + baseline + " (95 % interval)", subtitle,
+      chart_title("speed-up vs " + baseline + " (interval with its coverage in the table)", subtitle,
                   {"end-to-end: " + baseline + "'s wall time over the row's; steady-state: samples/s at the median "
                    "step after warm-up",
                    any_star ? "* end-to-end from the samples/s ratio: the row trained on a different number of samples"
@@ -385,10 +385,10 @@ std::map<std::string, json> vega_specs(const Report& report, const std::string& 
   std::map<std::string, json> specs;
   specs["speedup"] = speedup_chart(report, baseline, sub);
   specs["wall_time"] = bar_chart(
-      report, "wall_time", chart_title("wall time of the fine-tuning loop (median, 95 % interval)", sub),
+      report, "wall_time", chart_title("wall time of the fine-tuning loop (median, order-statistic interval; coverage in the table)", sub),
       "wall time (s)", {{"", [](const ScenarioResult& r) { return interval_bar(r, "wall_time_s", r.wall_time_s); }}});
   specs["throughput"] = bar_chart(report, "throughput",
-                                  chart_title("training throughput (median, 95 % interval)", sub),
+                                  chart_title("training throughput (median, order-statistic interval; coverage in the table)", sub),
                                   "training samples/s (all ranks)", {{"", [](const ScenarioResult& r) {
                                     return interval_bar(r, "train_samples_per_s", r.train_samples_per_s);
                                   }}},
@@ -434,14 +434,14 @@ json machine_comparison_spec(const std::vector<std::pair<std::string, const Repo
   const json color = {{"field", "machine"}, {"type", "nominal"}, {"title", "machine"}, {"sort", machines},
                       {"scale", {{"domain", machines}}}, {"legend", {{"orient", "bottom"}, {"direction", "vertical"}}}};
   json spec = base_spec("machines",
-                        chart_title("training throughput by machine (median, 95 % interval)",
+                        chart_title("training throughput by machine (median, order-statistic interval; coverage in the table)",
                                     std::to_string(labelled.size()) + " reports (machine, date): preset", lines),
                         std::move(values));
   spec["encoding"] = {{"x", scenario_axis(order)}};
   json tooltip = json::array({{{"field", "machine"}}, {{"field", "scenario"}},
                               {{"field", "value"}, {"title", "samples/s"}, {"format", ".1f"}},
-                              {{"field", "low"}, {"title", "95 % CI low"}, {"format", ".1f"}},
-                              {{"field", "high"}, {"title", "95 % CI high"}, {"format", ".1f"}},
+                              {{"field", "low"}, {"title", "interval low"}, {"format", ".1f"}},
+                              {{"field", "high"}, {"title", "interval high"}, {"format", ".1f"}},
                               {{"field", "precision"}}, {{"field", "world_size"}, {"title", "ranks"}}});
   spec["layer"] = {
       {{"transform", json::array({{{"filter", "isValid(datum.value)"}}})},

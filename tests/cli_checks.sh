@@ -354,7 +354,7 @@ PY
     python3 - "$tmp/o/report.json" <<'PY' || fail "report.json misses contract keys"
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["schema"] == "ftbench.report/2"
+assert r["schema"] == "ftbench.report/3"
 for k in ("environment", "config", "results"): assert k in r, k
 res = r["results"][0]
 for k in ("scenario", "status", "reason", "world_size", "device", "precision", "wall_time_s", "epochs", "repeats"):
@@ -587,7 +587,7 @@ PY
     "$ftbench" compare "$results/gpu-2026-11-29/full-loop-adam/report.json" "$results/gpu-2026-11-29/full/report.json" \
       >"$tmp/out" 2>"$tmp/err" || fail "exit $?: $(cat "$tmp/err")"
     grep -q '^| baseline ' "$tmp/out" || fail "no table row for baseline: $(head -20 "$tmp/out")"
-    grep -q 'n too small' "$tmp/out" || fail "one repeat a side must be 'n too small'"
+    grep -q 'cannot tell' "$tmp/out" || fail "one run a side must be 'cannot tell'"
     grep -q '^Geometric mean of B/A samples/s over 9 scenario' "$tmp/out" || fail "no geometric mean over the 9 rows"
     grep -q 'adam (B: ' "$tmp/out" || fail "the key only B records (adam) is not listed" ;;
   compare_different_presets)
@@ -610,11 +610,12 @@ PY
 import json, sys
 d = sys.argv[1]
 j = json.load(open(d + "/compare.json"))
-assert j["schema"] == "ftbench.compare/1" and len(j["comparisons"]) == 2
+assert j["schema"] == "ftbench.compare/2" and len(j["comparisons"]) == 2
 rows = {s["scenario"]: s for s in j["comparisons"][0]["scenarios"]}
-# A/A with 3 repeats: the same within noise, ratio 1
+# One run a side (3 repeats each): ratio 1, but nothing estimates the run-to-run noise
 m = rows["baseline"]["metrics"]["train_samples_per_s"]
-assert m["verdict"] == "same within noise" and m["ratio"]["median"] == 1.0, m
+assert m["verdict"] == "cannot tell" and m["ratio"]["median"] == 1.0, m
+assert m["test"]["basis"] == "none" and m["ratio"]["coverage"] is None, m
 assert rows["amp"]["compared"] is False and rows["amp"]["reference"]["status"] == "skipped"
 g = j["comparisons"][0]["geometric_mean"]["steady_samples_per_s"]
 assert g["ratio"]["median"] == 1.0 and len(g["scenarios"]) == 8, g
@@ -661,8 +662,8 @@ PY
     "$ftbench" history show "$tmp/h.db" --scenario baseline --out "$tmp/charts" >"$tmp/out" 2>"$tmp/err" || fail "show: $(cat "$tmp/err")"
     grep -q '^### baseline: train_samples_per_s' "$tmp/out" || fail "no baseline section: $(cat "$tmp/out")"
     [ "$(grep -c '^| 2026-11-0[2-5]T02:00:00Z | c00[1-4] ' "$tmp/out")" = 4 ] || fail "want 4 run rows: $(cat "$tmp/out")"
-    grep -Eq '^\| 2026-11-05T02:00:00Z \| c004 +\| vm \\\| AMD EPYC +\| smoke +\| [0-9a-f]{16} +\| +3 \| +[0-9.]+ \[[0-9.]+, [0-9.]+\] \| same ' "$tmp/out" ||
-      fail "the 4th run is not judged 'same' with a median and CI: $(cat "$tmp/out")"
+    grep -Eq '^\| 2026-11-05T02:00:00Z \| c004 +\| vm \\\| AMD EPYC +\| smoke +\| [0-9a-f]{16} +\| +3 \| +[0-9.]+ \[[0-9.]+, [0-9.]+; 75 %\] \| same ' "$tmp/out" ||
+      fail "the 4th run is not judged 'same' with a median and its interval's coverage: $(cat "$tmp/out")"
     python3 - "$tmp/charts/trend_baseline.vl.json" <<'PY' || fail "trend chart is not a Vega-Lite spec with 4 points"
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -699,10 +700,14 @@ PY
     grep -Eq '^\| baseline +\| train_samples_per_s +\| .* \| \*\*REGRESSED\*\* +\|$' "$tmp/out" || fail "baseline not flagged: $(cat "$tmp/out")"
     grep -q '^\*\*Result: REGRESSED\*\*' "$tmp/out" || fail "no REGRESSED result line"
     cmp -s "$tmp/out" "$tmp/summary.md" || fail "--out differs from stdout"
-    # Against one baseline report of 3 repeats: no verdict is claimed (3 vs 3 cannot reach p < 0.05).
+    # Against one baseline run: no verdict is claimed (one run a side says nothing of the run-to-run noise).
     "$ftbench" regress --baseline "$tmp/r1.json" --current "$tmp/slow.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
-    [ "$rc" = 0 ] || fail "baseline of 3 repeats: exit $rc, want 0: $(cat "$tmp/out" "$tmp/err")"
-    grep -q 'cannot reach p < 0.05' "$tmp/out" || fail "the baseline run does not say why it cannot judge: $(cat "$tmp/out")" ;;
+    [ "$rc" = 0 ] || fail "one baseline run: exit $rc, want 0: $(cat "$tmp/out" "$tmp/err")"
+    grep -q 'cannot tell from one run a side' "$tmp/out" || fail "the baseline run does not say why it cannot judge: $(cat "$tmp/out")"
+    # Against five baseline runs: the run-to-run noise is estimated, the slowdown is a regression.
+    "$ftbench" regress --baseline "$tmp"/r?.json --current "$tmp/slow.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ "$rc" = 1 ] || fail "five baseline runs: exit $rc, want 1: $(cat "$tmp/out" "$tmp/err")"
+    grep -q 'baseline runs .*r1.json, .*r5.json' "$tmp/out" || fail "the baseline runs are not named: $(cat "$tmp/out")" ;;
   regress_unchanged)
     for n in 1 2 3 4 5; do fake_report "$tmp/r$n.json" $n 1.0; done
     "$ftbench" history add "$tmp/h.db" "$tmp"/r?.json >/dev/null || fail "add failed"
@@ -776,17 +781,28 @@ PY
     python3 - "$tmp/cal/noise.json" <<'PY' || fail "noise.json lacks the estimates"
 import json, sys
 n = json.load(open(sys.argv[1]))
-assert n["schema"] == "ftbench.noise/1" and n["runs"] == 2 and n["preset"] == "smoke"
+assert n["schema"] == "ftbench.noise/2" and n["runs"] == 2 and n["preset"] == "smoke"
 e = n["scenarios"]["baseline"]["train_samples_per_s"]
-assert len(e["run_medians"]) == 2 and e["repeats"] == 4
-for k in ("cv_run_medians", "cv_repeats", "noise_floor", "min_detectable_change"): assert e[k] >= 0, k
+assert len(e["run_medians"]) == 2 and e["repeats"] == 4 and e["run_df"] == 1
+for k in ("run_cv", "within_cv", "between_cv", "between_share", "min_detectable_change"): assert e[k] >= 0, k
 assert e["min_detectable_change"] >= 0.03
+aa = n["aa_check"]
+assert aa["regress_nights"] == 2 and aa["compare_pairs"] == 1, aa
 PY
     # The calibration is used: --noise with a run of the same config.
     "$ftbench" regress --baseline "$tmp/cal/run-1/report.json" --current "$tmp/cal/run-2/report.json" \
       --noise "$tmp/cal/noise.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
     [ "$rc" != 2 ] || fail "regress --noise refused its own calibration: $(cat "$tmp/err")"
-    grep -q "Calibrated noise from $tmp/cal/noise.json" "$tmp/out" || fail "--noise not used: $(cat "$tmp/out")"
+    grep -q "Calibrated run-to-run noise from $tmp/cal/noise.json" "$tmp/out" || fail "--noise not used: $(cat "$tmp/out")"
+    # Analysing runs made before: the same estimates, no new run.
+    "$ftbench" calibrate --reports "$tmp/cal/run-1/report.json" "$tmp/cal/run-2/report.json" --out "$tmp/again" >"$tmp/out" 2>"$tmp/err" ||
+      fail "calibrate --reports: $(cat "$tmp/err")"
+    [ ! -e "$tmp/again/run-1" ] || fail "calibrate --reports ran again"
+    python3 - "$tmp/cal/noise.json" "$tmp/again/noise.json" <<'PY' || fail "calibrate --reports estimates differ"
+import json, sys
+a, b = (json.load(open(p))["scenarios"] for p in sys.argv[1:])
+assert a == b
+PY
     expect_error 2 '--runs' "$ftbench" calibrate --runs 1 --out "$tmp/c1" ;;
   interrupt_sigint)
     # Ctrl-C during the second row of a single-process run (core/text/interrupt.h).

@@ -1,8 +1,9 @@
-// ftbench compare's logic on reports built in code: verdicts (a clear 20 %
-// faster machine, an A/A pair, too few repeats, v1 reports without
-// steady-state samples), the geometric mean of known ratios, the config
-// check (run-irrelevant keys, the device index, keys one report lacks), the
-// environment diff, skipped rows, and the JSON and chart outputs.
+// ftbench compare's logic on reports built in code, the run as the unit:
+// verdicts over several runs a side (a clear 20 % faster machine, an A/A set,
+// a change below the minimum effect), "cannot tell" from one run a side
+// unless a noise file is given, v1 reports without steady-state samples,
+// the geometric mean over runs, the config check, the environment diff,
+// skipped rows, and the JSON and chart outputs.
 #include "reports/compare.h"
 #include "reports/compare_chart.h"
 
@@ -63,89 +64,123 @@ const ftb::ScenarioComparison& scenario(const ftb::PairComparison& p, const std:
   return p.scenarios.front();
 }
 
+// Runs of one configuration: run k's level is `base` x its own luck `luck[k]`.
+ftb::Side runs(const std::string& name, const std::vector<std::pair<std::string, double>>& rows,
+               const std::vector<double>& luck, int repeats = 3) {
+  ftb::Side side;
+  for (size_t k = 0; k < luck.size(); ++k) {
+    std::vector<ftb::ScenarioResult> results;
+    for (const auto& [scenario, base] : rows) results.push_back(row(scenario, base * luck[k], repeats));
+    side.runs.push_back(report(results));
+    side.names.push_back(name + std::to_string(k + 1));
+  }
+  return side;
+}
+
+ftb::Side one(const ftb::Report& r, const std::string& name) { return {{r}, {name}}; }
+
+const std::vector<double> kLuck = {1.0, 1.02, 0.98, 1.01};  // 1.7 % run-to-run noise
+
 }  // namespace
 
-TEST_CASE("compare: a machine 20 % faster on every row is faster, with the ratio inside its interval") {
-  const auto a = report({row("baseline", 100, 5), row("amp", 200, 5)});
-  const auto b = report({row("baseline", 120, 5), row("amp", 240, 5)});
-  const auto p = ftb::compare_reports(a, "A.json", b, "B.json");
+TEST_CASE("compare: a machine 20 % faster over four runs a side is faster, its ratio inside a t interval over runs") {
+  const auto a = runs("a", {{"baseline", 100}, {"amp", 200}}, kLuck);
+  const auto b = runs("b", {{"baseline", 120}, {"amp", 240}}, {1.01, 0.99, 1.0, 1.02});
+  const auto p = ftb::compare_reports(a, b);
+  CHECK(p.reference_runs == 4);
   for (const char* name : {"baseline", "amp"}) {
     const auto& s = scenario(p, name);
     REQUIRE(s.both_ok());
     for (const auto& m : s.metrics) {
       CHECK(m.verdict == Verdict::faster);
+      CHECK(m.reference_runs == 4);
       CHECK(m.ratio.estimate == doctest::Approx(1.2).epsilon(0.02));
-      CHECK(m.ratio.low > 1.0);
-      CHECK(m.ratio.low <= m.ratio.estimate);
-      CHECK(m.ratio.high >= m.ratio.estimate);
-      CHECK(m.rank.p_greater <= 0.05);
+      CHECK(m.ratio.low > 1.1);
+      CHECK(m.ratio.high < 1.3);
+      CHECK(m.ratio.method == ftb::stats::IntervalMethod::t_over_runs);
+      CHECK(m.ratio.coverage == doctest::Approx(0.95));
+      CHECK(m.levels.df == 6);  // 3 + 3, pooled over both sides
     }
   }
-  // and the other way round
-  const auto back = ftb::compare_reports(b, "B.json", a, "A.json");
+  const auto back = ftb::compare_reports(b, a);
   CHECK(scenario(back, "baseline").metrics[0].verdict == Verdict::slower);
   CHECK(back.geomeans[0].ratio.estimate == doctest::Approx(1 / 1.2).epsilon(0.02));
+  CHECK(back.geomeans[0].ratio.high < 1);
 }
 
-TEST_CASE("compare: an A/A pair is the same within noise, also when the repeats are shuffled") {
-  const auto a = report({row("baseline", 100, 5)});
-  auto b = a;
-  std::swap(b.results[0].repeats[0], b.results[0].repeats[3]);
-  const auto p = ftb::compare_reports(a, "A.json", b, "B.json");
-  for (const auto& m : scenario(p, "baseline").metrics) {
-    CHECK(m.verdict == Verdict::same);
-    CHECK(m.ratio.estimate == doctest::Approx(1.0));
-    CHECK(m.ratio.low < 1.0);
-    CHECK(m.ratio.high > 1.0);
-  }
+TEST_CASE("compare: one run a side cannot tell, however clear its repeats, a noise file lets it") {
+  // The committed A/A pair's shape: 16 % apart with tight repeats inside each process.
+  const auto a = one(report({row("baseline", 1117, 5)}), "A.json");
+  const auto b = one(report({row("baseline", 934, 5)}), "B.json");
+  auto p = ftb::compare_reports(a, b);
+  const auto& m = scenario(p, "baseline").metrics[0];
+  CHECK(m.verdict == Verdict::cannot_tell);
+  CHECK(m.ratio.estimate == doctest::Approx(934.0 / 1117).epsilon(0.01));
+  CHECK(m.ratio.low == m.ratio.high);  // no interval
+  CHECK(std::isnan(m.ratio.coverage));
+  CHECK(p.geomeans[0].note.find("one run a side") == 0);
+  const std::string md = ftb::compare_markdown({p}, ftb::CompareRule{}, false);
+  CHECK(line_with(md, "| baseline ").find("cannot tell") != std::string::npos);
+
+  // A calibrated run-to-run noise of 10 %: 16 % is not beyond it (same); of 2 %: slower.
+  ftb::NoiseFile noise;
+  ftb::NoiseEstimate e;
+  e.run_cv = 0.10;
+  e.run_df = 7;
+  noise.scenarios["baseline"][Metric::train_samples_per_s] = e;
+  noise.scenarios["baseline"][Metric::steady_samples_per_s] = e;
+  p = ftb::compare_reports(a, b, ftb::CompareRule{}, &noise);
+  CHECK(scenario(p, "baseline").metrics[0].verdict == Verdict::same);
+  CHECK(scenario(p, "baseline").metrics[0].levels.basis == ftb::stats::NoiseBasis::noise_file);
+  noise.scenarios["baseline"][Metric::train_samples_per_s].run_cv = 0.02;
+  p = ftb::compare_reports(a, b, ftb::CompareRule{}, &noise);
+  CHECK(scenario(p, "baseline").metrics[0].verdict == Verdict::slower);
+}
+
+TEST_CASE("compare: an A/A set of runs is the same within noise, and Holm keeps 18 rows from crying wolf") {
+  std::vector<std::pair<std::string, double>> rows;
+  for (int i = 0; i < 18; ++i) rows.push_back({"row" + std::to_string(i), 100.0 + 10 * i});
+  const auto a = runs("a", rows, kLuck), b = runs("b", rows, {0.99, 1.02, 1.0, 0.985});
+  const auto p = ftb::compare_reports(a, b);
+  for (const auto& s : p.scenarios)
+    for (const auto& m : s.metrics) CHECK(m.verdict == Verdict::same);
+  CHECK(p.geomeans[0].ratio.low < 1.0);
+  CHECK(p.geomeans[0].ratio.high > 1.0);
 }
 
 TEST_CASE("compare: a significant change below the 2 % minimum effect is the same within noise") {
-  // 1.5 % faster, perfectly separated: the CI excludes 1 and Mann-Whitney agrees, the effect rule does not.
-  const auto m = ftb::compare_metric(Metric::train_samples_per_s, {100, 100.1, 100.2, 99.9, 100.05},
-                                     {101.5, 101.6, 101.7, 101.4, 101.55}, ftb::CompareRule{});
+  // 1.5 % faster in every run, runs very close: significant, but below the effect that matters.
+  const auto a = runs("a", {{"baseline", 100}}, {1.0, 1.001, 0.999});
+  const auto b = runs("b", {{"baseline", 101.5}}, {1.0, 1.001, 0.999});
+  const auto p = ftb::compare_reports(a, b);
+  const auto& m = scenario(p, "baseline").metrics[0];
   CHECK(m.ratio.low > 1.0);
-  CHECK(m.rank.p_greater <= 0.05);
   CHECK(m.verdict == Verdict::same);
-}
-
-TEST_CASE("compare: fewer than 3 repeats on either side is n too small, not a guess") {
-  const auto m = ftb::compare_metric(Metric::train_samples_per_s, {100, 101}, {150, 151, 152}, ftb::CompareRule{});
-  CHECK(m.verdict == Verdict::n_too_small);
-  CHECK(m.ratio.estimate == doctest::Approx(151.0 / 100.5));
-  // three a side, completely separated: the smallest sample where the rule can say "faster"
-  CHECK(ftb::compare_metric(Metric::train_samples_per_s, {100, 101, 99}, {150, 151, 152}, ftb::CompareRule{}).verdict ==
-        Verdict::faster);
 }
 
 TEST_CASE("compare: steady-state samples a v1 report never recorded are 'not recorded', not a ratio") {
   auto a = report({row("baseline", 100, 3)});
   for (auto& s : a.results[0].repeats) s.steady_samples_per_s = 0;  // read from a v1 report
   const auto b = report({row("baseline", 100, 3)});
-  const auto p = ftb::compare_reports(a, "A.json", b, "B.json");
+  const auto p = ftb::compare_reports(one(a, "A.json"), one(b, "B.json"));
   CHECK(scenario(p, "baseline").metrics[1].verdict == Verdict::not_recorded);
   CHECK(p.geomeans[1].scenarios.empty());
   CHECK(std::isnan(p.geomeans[1].ratio.estimate));
   CHECK_FALSE(p.geomeans[1].note.empty());
 }
 
-TEST_CASE("compare: the geometric mean of known ratios, over the rows ok in both") {
+TEST_CASE("compare: the geometric mean of known ratios, over the rows ok in every run of both") {
   auto skipped = row("cuda_graph", 1, 0);
   skipped.status = ftb::Status::skipped;
   skipped.reason = "needs CUDA";
   const auto a = report({row("baseline", 100, 5), row("amp", 100, 5), skipped, row("only_a", 100, 5)});
   const auto b = report({row("baseline", 200, 5), row("amp", 50, 5), row("cuda_graph", 100, 5), row("only_b", 1, 5)});
-  const auto p = ftb::compare_reports(a, "A.json", b, "B.json");
+  const auto p = ftb::compare_reports(one(a, "A.json"), one(b, "B.json"));
   const auto& g = p.geomeans[0];
   CHECK(g.scenarios == std::vector<std::string>{"baseline", "amp"});
   CHECK(g.ratio.estimate == doctest::Approx(1.0));  // sqrt(2 * 0.5)
-  CHECK(g.ratio.min == doctest::Approx(0.5));
-  CHECK(g.ratio.max == doctest::Approx(2.0));
-  CHECK(g.ratio.low < 1.0);
-  CHECK(g.ratio.high > 1.0);
-  CHECK(g.ratio.n == 2);
 
-  const auto both = ftb::compare_reports(a, "A.json", report({row("baseline", 120, 5), row("amp", 150, 5)}), "C.json");
+  const auto both = ftb::compare_reports(one(a, "A.json"), one(report({row("baseline", 120, 5), row("amp", 150, 5)}), "C.json"));
   CHECK(both.geomeans[0].ratio.estimate == doctest::Approx(std::sqrt(1.2 * 1.5)).epsilon(0.01));
 
   // skipped and one-sided rows are listed with their status, without a ratio
@@ -161,18 +196,6 @@ TEST_CASE("compare: the geometric mean of known ratios, over the rows ok in both
   CHECK(cuda_graph_row.find(" skipped |") != std::string::npos);
   CHECK(cuda_graph_row.find("no ratio; A skipped: needs CUDA") != std::string::npos);
   CHECK(line_with(md, "| only_a ").find(" not run ") != std::string::npos);
-}
-
-TEST_CASE("compare: geometric mean of ratios over one repeat each says why its interval is no interval") {
-  const auto p = ftb::compare_reports(report({row("baseline", 100, 1)}), "A", report({row("baseline", 150, 1)}), "B");
-  const auto& g = p.geomeans[0];
-  CHECK(g.ratio.estimate == doctest::Approx(1.5));
-  CHECK(g.ratio.low == doctest::Approx(1.5));
-  CHECK(g.note == "one repeat on each side in every scenario: no interval");
-  // one repeat on one side: an interval, flagged as too narrow
-  const auto mixed = ftb::compare_reports(report({row("baseline", 100, 1)}), "A", report({row("baseline", 150, 3)}), "B");
-  CHECK(mixed.geomeans[0].note.find("1 of 1 scenarios have one repeat on a side") == 0);
-  CHECK(scenario(p, "baseline").metrics[0].verdict == Verdict::n_too_small);
 }
 
 TEST_CASE("compare: configs differ in run-relevant keys only") {
@@ -208,11 +231,11 @@ TEST_CASE("compare: the environment diff lists only keys that differ, and what i
   auto b = report({});
   b.environment["git_commit"] = "def";
   b.environment["gpus"] = json::array({{{"name", "NVIDIA A100"}}, {{"name", "NVIDIA A100"}}});
-  b.environment["git_dirty"] = true;
+  b.environment["git_tree"] = "dirty";
   const auto d = ftb::diff_environments(a.environment, b.environment);
   std::vector<std::string> keys;
   for (const auto& k : d.differences) keys.push_back(k.key);
-  CHECK(keys == std::vector<std::string>{"GPUs", "git commit", "git dirty"});
+  CHECK(keys == std::vector<std::string>{"GPUs", "git commit", "git tree (dirty?)"});
   CHECK(d.differences[0].reference == "NVIDIA H200");
   CHECK(d.differences[0].other == "NVIDIA A100, NVIDIA A100");
   CHECK(d.differences[2].reference.is_null());  // not recorded in A
@@ -221,35 +244,36 @@ TEST_CASE("compare: the environment diff lists only keys that differ, and what i
 }
 
 TEST_CASE("compare: the JSON and the chart carry every comparison") {
-  const auto a = report({row("baseline", 100, 5), row("amp", 200, 5)});
-  const auto b = report({row("baseline", 120, 5), row("amp", 240, 5)});
-  const auto c = report({row("baseline", 100, 5), row("amp", 200, 5)});
-  const std::vector<ftb::PairComparison> pairs{ftb::compare_reports(a, "A", b, "B"), ftb::compare_reports(a, "A", c, "C")};
+  const auto a = runs("A", {{"baseline", 100}, {"amp", 200}}, kLuck);
+  const auto b = runs("B", {{"baseline", 120}, {"amp", 240}}, kLuck);
+  const auto c = runs("C", {{"baseline", 100}, {"amp", 200}}, {1.01, 0.99, 1.0, 1.0});
+  const std::vector<ftb::PairComparison> pairs{ftb::compare_reports(a, b), ftb::compare_reports(a, c)};
   const json j = ftb::compare_to_json(pairs, ftb::CompareRule{}, false);
-  CHECK(j.at("schema") == "ftbench.compare/1");
-  CHECK(j.at("reference") == "A");
+  CHECK(j.at("schema") == "ftbench.compare/2");
+  CHECK(j.at("reference") == "A1, A2, A3, A4");
   REQUIRE(j.at("comparisons").size() == 2);
   const json& first = j.at("comparisons").at(0);
-  CHECK(first.at("other") == "B");
+  CHECK(first.at("other_runs") == 4);
   CHECK(first.at("config").at("comparable") == true);
   const json& base = first.at("scenarios").at(0);
   CHECK(base.at("scenario") == "baseline");
-  CHECK(base.at("metrics").at("train_samples_per_s").at("verdict") == "faster");
-  CHECK(base.at("metrics").at("train_samples_per_s").at("ratio").at("ci95_low").get<double>() > 1);
+  const json& t = base.at("metrics").at("train_samples_per_s");
+  CHECK(t.at("verdict") == "faster");
+  CHECK(t.at("ratio").at("ci95_low").get<double>() > 1);
+  CHECK(t.at("ratio").at("method") == "t over runs");
+  CHECK(t.at("test").at("basis") == "runs");
   CHECK(first.at("geometric_mean").at("train_samples_per_s").at("ratio").at("median").get<double>() ==
         doctest::Approx(1.2).epsilon(0.02));
   CHECK(j.at("comparisons").at(1).at("scenarios").at(0).at("metrics").at("train_samples_per_s").at("verdict") ==
         "same within noise");
 
   const json spec = ftb::compare_chart_spec(pairs);
-  CHECK(spec.at("data").at("values").size() == 8);  // 2 reports x 2 scenarios x 2 metrics
+  CHECK(spec.at("data").at("values").size() == 8);  // 2 comparisons x 2 scenarios x 2 metrics
   const json& layers = spec.at("spec").at("layer");
   CHECK(layers.at(0).at("mark").at("type") == "rule");
-  CHECK(layers.at(0).at("encoding").at("y").at("datum") == 1);
   CHECK(layers.at(1).at("mark").at("type") == "errorbar");
   const std::string md = ftb::compare_markdown(pairs, ftb::CompareRule{}, false);
-  CHECK(md.find("## B = `B` vs A") != std::string::npos);
-  CHECK(md.find("## B = `C` vs A") != std::string::npos);
-  CHECK(md.find("p <= 0.05") != std::string::npos);  // the rule is stated
+  CHECK(md.find("## B = `B1, B2, B3, B4` vs A") != std::string::npos);
+  CHECK(md.find("The run is the unit.") != std::string::npos);  // the rule is stated
   CHECK(md.find("at least 1.02") != std::string::npos);
 }

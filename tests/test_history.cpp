@@ -243,7 +243,7 @@ TEST_CASE("regress vs history: an empty window is insufficient history, another 
   store.add(fake_report_json(run_at(1, {100, 101, 99, 100, 100})), "r1.json");
   s = regress_vs_history(store, db, tonight, "tonight.json", o);
   CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::insufficient);
-  CHECK(row(s, "baseline", Metric::train_samples_per_s).note.find("2 run(s) in the window, 3 needed") !=
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).note.find("2 night(s) of this series, 3 needed") !=
         std::string::npos);
 
   FakeRun paper = run_at(11, {90});
@@ -260,78 +260,119 @@ TEST_CASE("regress vs history: an empty window is insufficient history, another 
   CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::insufficient);
 }
 
-TEST_CASE("regress vs a baseline report: rank test + minimum effect, too few repeats said, not guessed") {
+TEST_CASE("regress vs baseline runs: one run a side cannot tell, several runs or a noise file can") {
   RegressOptions o;
   const json base5 = fake_report_json(run_at(0, {100, 101, 99, 100.5, 99.5}));
   const json slow5 = fake_report_json(run_at(1, {80, 81, 79, 80.5, 79.5}));
-  RegressSummary s = regress_vs_baseline(base5, "base.json", slow5, "now.json", o);
-  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::regressed);
-  CHECK(row(s, "baseline", Metric::train_samples_per_s).p_rank < 0.05);
-  CHECK(s.regressed());
-  // 3 against 3: the smallest rank p-value is 1/20 = 0.05; no verdict.
-  const json base3 = fake_report_json(run_at(0, {100, 101, 99}));
-  const json slow3 = fake_report_json(run_at(1, {80, 81, 79}));
-  s = regress_vs_baseline(base3, "base.json", slow3, "now.json", o);
+  // One baseline run: its repeats share one process's luck; no verdict however clear they look.
+  RegressSummary s = regress_vs_baseline({{base5, "base.json"}}, slow5, "now.json", o);
   CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::insufficient);
-  CHECK(row(s, "baseline", Metric::train_samples_per_s).note.find("cannot reach p < 0.05") != std::string::npos);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).note.find("cannot tell from one run a side") == 0);
+  CHECK(regress_markdown(s).find("| cannot tell |") != std::string::npos);
   CHECK_FALSE(s.regressed());
-  // With a calibrated noise (2 %), one repeat each can be judged by the z-test.
+  // Three baseline runs (1 % apart): a 20 % slowdown is a regression, a 1 % one is not.
+  const std::vector<NamedReport> three = {{fake_report_json(run_at(0, {100, 101, 99})), "b1.json"},
+                                          {fake_report_json(run_at(1, {101, 102, 100})), "b2.json"},
+                                          {fake_report_json(run_at(2, {99, 100, 98})), "b3.json"}};
+  s = regress_vs_baseline(three, slow5, "now.json", o);
+  const auto& t = row(s, "baseline", Metric::train_samples_per_s);
+  CHECK(t.outcome == Outcome::regressed);
+  CHECK(t.reference_runs == 3);
+  CHECK(t.df == 2);
+  CHECK(t.p < 0.005);
+  CHECK(s.regressed());
+  CHECK(s.reference == "baseline runs b1.json, b2.json, b3.json");
+  s = regress_vs_baseline(three, fake_report_json(run_at(3, {99, 100, 98})), "now.json", o);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::same);
+  // With a calibrated run-to-run noise (2 %), one run each can be judged.
   NoiseFile noise;
   noise.key = run_key(testing::fake_report(run_at(0, {1})), "x");
   NoiseEstimate e;
-  e.cv_repeats = 0.02;
-  e.cv_run_medians = 0.01;
-  e.noise_floor = 0.02;
+  e.run_cv = 0.02;
+  e.run_df = 9;
   noise.scenarios["baseline"][Metric::train_samples_per_s] = e;
   o.noise = &noise;
-  s = regress_vs_baseline(fake_report_json(run_at(0, {100})), "base.json", fake_report_json(run_at(1, {85})),
+  s = regress_vs_baseline({{fake_report_json(run_at(0, {100})), "base.json"}}, fake_report_json(run_at(1, {85})),
                           "now.json", o);
   CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::regressed);
-  CHECK(row(s, "baseline", Metric::train_samples_per_s).note.find("rank test n/a") != std::string::npos);
-  s = regress_vs_baseline(fake_report_json(run_at(0, {100})), "base.json", fake_report_json(run_at(1, {99})),
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).note == "t-test over runs, noise from noise file");
+  s = regress_vs_baseline({{fake_report_json(run_at(0, {100})), "base.json"}}, fake_report_json(run_at(1, {99})),
                           "now.json", o);
   CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::same);
   // A noise file of another config is refused, naming it.
   noise.key.config_hash = "0000000000000000";
   o.noise_path = "noise.json";
-  CHECK(error_of([&] { regress_vs_baseline(base5, "base.json", slow5, "now.json", o); }).find("noise.json: ") == 0);
+  CHECK(error_of([&] { regress_vs_baseline({{base5, "base.json"}}, slow5, "now.json", o); }).find("noise.json: ") == 0);
   o.noise = nullptr;
-  // Another preset or config than the baseline's.
+  // Another preset or config than a baseline's.
   FakeRun paper = run_at(1, {80});
   paper.preset = "paper";
-  CHECK(error_of([&] { regress_vs_baseline(base5, "base.json", fake_report_json(paper), "now.json", o); }) ==
+  CHECK(error_of([&] { regress_vs_baseline({{base5, "base.json"}}, fake_report_json(paper), "now.json", o); }) ==
         "now.json: preset 'paper' differs from the baseline's 'smoke' (base.json)");
 }
 
-TEST_CASE("regress through the history store: a 10 % slowdown is flagged in >= 95 of 100 trials, A/A in <= 1") {
-  // Seeded synthetic histories: 20 nights x 5 repeats with 5 % multiplicative
-  // noise, each night a report added to a real store (one SQLite file, one
-  // machine key per trial), tonight's report judged by regress_vs_history as
-  // `ftbench regress` does. (test_statistics.cpp holds judge() itself to the
-  // same bars over 2,000 trials; this checks the path through the store
-  // keeps every repeat and the right window.)
+TEST_CASE("regress through the history store: a 15 % slowdown caught in >= 90 of 100 trials, A/A alarms <= 2") {
+  // Seeded synthetic histories with two levels of noise: each night's luck
+  // (2 %) shared by its 5 repeats (3 % each), 8 nights a trial, each night a
+  // report added to a real store (one SQLite file, one machine key per
+  // trial), tonight judged by regress_vs_history as `ftbench regress` does.
+  // (test_nightly.cpp holds judge_nights itself to the rates over thousands
+  // of trials and ten scenarios; this checks the path through the store.)
   TempDir dir("ftb_history_sim");
   const std::string db = dir.path() + "/sim.db";
   HistoryStore store(db, HistoryStore::Open::create);
   std::mt19937_64 rng(20261201);
+  std::normal_distribution<double> luck(0, 0.02);
+  auto two_level = [&](double slowdown) {
+    const double night_luck = std::exp(luck(rng));
+    auto v = night(rng, slowdown, 5, 0.03);
+    for (auto& x : v) x *= night_luck;
+    return v;
+  };
   constexpr int kTrials = 100;
   int caught = 0, false_alarms = 0;
   RegressOptions o;
   for (int trial = 0; trial < kTrials; ++trial) {
     const std::string host = "sim-" + std::to_string(trial);
-    for (int k = 0; k < 20; ++k) store.add(fake_report_json(run_at(k, night(rng, 0, 5, 0.05), host)), "night.json");
-    const json slow = fake_report_json(run_at(100, night(rng, 0.10, 5, 0.05), host));
-    const json same = fake_report_json(run_at(101, night(rng, 0.0, 5, 0.05), host));
+    for (int k = 0; k < 8; ++k) store.add(fake_report_json(run_at(k, two_level(0), host)), "night.json");
+    const json slow = fake_report_json(run_at(100, two_level(0.15), host));
+    const json same = fake_report_json(run_at(101, two_level(0), host));
     const auto s = regress_vs_history(store, db, slow, "slow.json", o);
     const auto a = regress_vs_history(store, db, same, "same.json", o);
-    REQUIRE(row(s, "baseline", Metric::train_samples_per_s).reference_n == 100);
+    REQUIRE(row(s, "baseline", Metric::train_samples_per_s).reference_n == 40);
     caught += s.regressed();
     false_alarms += a.regressed();
   }
   MESSAGE("through the store: caught " << caught << "/" << kTrials << ", A/A false alarms " << false_alarms << "/"
                                        << kTrials);
-  CHECK(caught >= 95);
-  CHECK(false_alarms <= 1);
+  CHECK(caught >= 90);
+  CHECK(false_alarms <= 2);
+}
+
+TEST_CASE("regress vs history: a step the history already shows is named once with its commits, not failed again") {
+  TempDir dir("ftb_history");
+  const std::string db = dir.path() + "/h.db";
+  HistoryStore store(db, HistoryStore::Open::create);
+  std::mt19937_64 rng(31);
+  for (int k = 0; k < 8; ++k) store.add(fake_report_json(run_at(k, night(rng, 0, 5, 0.01))), "r.json");
+  // The first slow night: a regression (and the team accepts it).
+  const json first = fake_report_json(run_at(8, night(rng, 0.15, 5, 0.01)));
+  CHECK(regress_vs_history(store, db, first, "n8.json", RegressOptions{}).regressed());
+  store.add(first, "n8.json");
+  // The nights after it: judged against the new level, the step named.
+  for (int k = 9; k < 12; ++k) {
+    const json tonight = fake_report_json(run_at(k, night(rng, 0.15, 5, 0.01)));
+    const auto s = regress_vs_history(store, db, tonight, "tonight.json", RegressOptions{});
+    CHECK_FALSE(s.regressed());
+    const auto& t = row(s, "baseline", Metric::train_samples_per_s);
+    CHECK(t.level_runs == k - 8);
+    REQUIRE(t.steps.size() == 1);
+    CHECK(t.steps[0].rfind("-1", 0) == 0);  // about -15 %
+    CHECK(t.steps[0].find("between c7 (" + night_time(7) + ") and c8 (" + night_time(8) + ")") !=
+          std::string::npos);
+    CHECK(regress_markdown(s).find("the history shows a level change -1") != std::string::npos);
+    store.add(tonight, "tonight.json");
+  }
 }
 
 TEST_CASE("trend: each run judged against the runs before it, the chart marks the regressed one") {
@@ -349,6 +390,8 @@ TEST_CASE("trend: each run judged against the runs before it, the chart marks th
   CHECK(points[8].verdict.outcome == Outcome::regressed);
   CHECK(points[8].median.n == 5);
   CHECK(points[8].median.low < points[8].median.estimate);
+  CHECK(points[8].median.coverage == doctest::Approx(0.9375));  // [min, max] of 5
+  for (const auto& p : points) CHECK_FALSE(p.change_point);       // one slow night is no level yet
   const std::string md = trend_markdown("baseline", Metric::train_samples_per_s, points);
   CHECK(md.find("### baseline: train_samples_per_s") == 0);
   CHECK(md.find("| " + night_time(8) + " | c8     | sim \\| Test CPU |") != std::string::npos);
@@ -368,30 +411,76 @@ TEST_CASE("trend: each run judged against the runs before it, the chart marks th
   CHECK(trend_chart_file_name("a/b c") == "trend_a_b_c.vl.json");
 }
 
-TEST_CASE("calibration: the noise of A/A runs, the floor and the minimum detectable change") {
+TEST_CASE("trend: a step over several nights is a change point with its commit range") {
+  std::vector<RunRepeats> series;
+  std::mt19937_64 rng(12);
+  for (int k = 0; k < 12; ++k) {
+    RunRepeats r;
+    r.run.time = night_time(k);
+    r.run.git_commit = "c" + std::to_string(k);
+    r.run.machine = "m";
+    for (double v : night(rng, k >= 8 ? 0.2 : 0, 5, 0.02)) {
+      RepeatSample x;
+      x.train_samples_per_s = v;
+      r.repeats.push_back(x);
+    }
+    series.push_back(r);
+  }
+  const auto points = trend(series, Metric::train_samples_per_s, TrendOptions{});
+  CHECK(points[8].change_point);
+  CHECK(points[8].step == doctest::Approx(-0.2).epsilon(0.1));
+  CHECK(points[8].verdict.outcome == Outcome::regressed);
+  for (int k = 9; k < 12; ++k) CHECK(points[k].verdict.outcome == Outcome::same);  // judged against the new level
+  const std::string md = trend_markdown("baseline", Metric::train_samples_per_s, points);
+  CHECK(md.find("between c7 (" + night_time(7) + ") and c8 (" + night_time(8) + ")") != std::string::npos);
+  const json spec = trend_chart("baseline", Metric::train_samples_per_s, points, 20);
+  CHECK(spec["data"]["values"][8]["change_point"] == true);
+}
+
+TEST_CASE("calibration: within- and between-run noise of A/A runs, the rule's false alarms on them") {
   std::mt19937_64 rng(5);
+  std::normal_distribution<double> luck(0, 0.03);
   std::vector<Report> runs;
-  for (int k = 0; k < 8; ++k) runs.push_back(testing::fake_report(run_at(k, night(rng, 0, 5, 0.05))));
+  for (int k = 0; k < 8; ++k) {
+    const double l = std::exp(luck(rng));
+    auto v = night(rng, 0, 5, 0.02);
+    for (auto& x : v) x *= l;
+    runs.push_back(testing::fake_report(run_at(k, v)));
+  }
   const RunKey key = run_key(runs[0], "x");
-  const NoiseFile n = estimate_noise(runs, key, stats::RegressionRule{}, 20);
+  const stats::NightlyRule rule;
+  const NoiseFile n = estimate_noise(runs, key, rule, 20);
   const NoiseEstimate* e = find_noise(n, "baseline", Metric::train_samples_per_s);
   REQUIRE(e != nullptr);
   CHECK(e->runs == 8);
   CHECK(e->repeats == 40);
-  CHECK(e->cv_repeats == doctest::Approx(0.05).epsilon(0.4));        // 5 % noise, 40 values
-  CHECK(e->cv_run_medians < e->cv_repeats);                          // medians of 5 vary less
-  CHECK(e->noise_floor == doctest::Approx(2 * e->cv_run_medians));
-  // (2.576 + 1.645) x sigma x sqrt(1/5 + 1/100) ~ 1.93 sigma; at least the 3 % minimum effect.
-  CHECK(e->min_detectable_change ==
-        doctest::Approx(std::max({0.03, e->noise_floor, std::expm1(4.2207 * e->cv_repeats * std::sqrt(0.21))}))
-            .epsilon(0.01));
+  CHECK(e->run_df == 7);
+  CHECK(e->within_cv == doctest::Approx(0.02).epsilon(0.35));
+  CHECK(e->between_cv == doctest::Approx(0.03).epsilon(0.5));
+  CHECK(e->run_cv >= e->between_cv);
+  CHECK(e->min_detectable_change >= rule.min_effect);
+  CHECK(e->min_detectable_change < 0.3);
+  const AaCheck aa = aa_check(runs, rule);
+  CHECK(aa.regress_nights == 8);
+  CHECK(aa.regress_alarms == 0);
+  CHECK(aa.compare_pairs == 28);
+  CHECK(aa.compare_verdicts <= 2);
   // Round trip through noise.json.
   TempDir dir("ftb_noise");
   write_file_atomic(dir.path() + "/noise.json", to_json(n).dump(2));
   const NoiseFile back = read_noise_file(dir.path() + "/noise.json");
   CHECK(back.key.config_hash == key.config_hash);
-  CHECK(find_noise(back, "baseline", Metric::train_samples_per_s)->cv_repeats == e->cv_repeats);
-  write_file_atomic(dir.path() + "/bad.json", R"({"schema": "ftbench.noise/1"})");
+  CHECK(find_noise(back, "baseline", Metric::train_samples_per_s)->run_cv == e->run_cv);
+  CHECK(find_noise(back, "baseline", Metric::train_samples_per_s)->between_cv == e->between_cv);
+  // A version 1 file still reads: its robust CV of run medians is the run-to-run noise.
+  write_file_atomic(dir.path() + "/v1.json", R"({"schema": "ftbench.noise/1", "machine": "m", "preset": "smoke",
+    "config_hash": "h", "runs": 5, "window": 20, "rule": {"alpha": 0.005, "rank_alpha": 0.05, "min_effect": 0.03},
+    "scenarios": {"baseline": {"train_samples_per_s": {"runs": 5, "repeats": 15, "run_medians": [1, 2, 3, 4, 5],
+    "cv_run_medians": 0.04, "cv_repeats": 0.05, "noise_floor": 0.08, "min_detectable_change": 0.09}}}})");
+  const NoiseFile v1 = read_noise_file(dir.path() + "/v1.json");
+  CHECK(find_noise(v1, "baseline", Metric::train_samples_per_s)->run_cv == 0.04);
+  CHECK(find_noise(v1, "baseline", Metric::train_samples_per_s)->run_df == 4);
+  write_file_atomic(dir.path() + "/bad.json", R"({"schema": "ftbench.noise/2"})");
   CHECK(error_of([&] { read_noise_file(dir.path() + "/bad.json"); }).find("bad.json: missing key 'machine'") !=
         std::string::npos);
 }

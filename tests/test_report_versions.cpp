@@ -119,18 +119,18 @@ TEST_CASE("every committed report is readable, v1 ones through the upgrade") {
   }
 }
 
-TEST_CASE("the writer writes version 2, and a minimal v2 report reads") {
-  CHECK(std::string(ftb::kReportSchema) == "ftbench.report/2");
+TEST_CASE("the writer writes version 3, and a minimal v2 report reads") {
+  CHECK(std::string(ftb::kReportSchema) == "ftbench.report/3");
   ftb::TempDir dir("ftb_test_versions");
   const std::string path = dir.path() + "/r.json";
   std::ofstream(path) << minimal_report().dump();
   const ftb::Report r = ftb::read_report(path);
   REQUIRE(r.results.size() == 2);
   CHECK(r.results[0].optimizer == "adam/loop");
-  CHECK(ftb::report_to_json(r).at("schema") == "ftbench.report/2");
+  CHECK(ftb::report_to_json(r).at("schema") == "ftbench.report/3");
 }
 
-TEST_CASE("upgrade v1 -> v2: optimizer from extra.adam, integer config keys, threads and distributed") {
+TEST_CASE("upgrade v1 -> v3: optimizer from extra.adam, integer config keys, threads and distributed") {
   json v1 = minimal_report();
   v1["schema"] = "ftbench.report/1";
   v1["config"]["batch_size"] = 32.0;
@@ -138,7 +138,7 @@ TEST_CASE("upgrade v1 -> v2: optimizer from extra.adam, integer config keys, thr
   for (auto& r : v1["results"]) r.erase("optimizer"), r.erase("threads"), r.erase("distributed");
   v1["results"][0]["extra"]["adam"] = "foreach";
   const json v2 = ftb::upgrade_report(v1);
-  CHECK(v2.at("schema") == "ftbench.report/2");
+  CHECK(v2.at("schema") == "ftbench.report/3");
   CHECK(v2.at("upgraded_from") == "ftbench.report/1");
   CHECK(v2.at("config").at("batch_size").is_number_integer());
   CHECK(v2.at("config").at("lr").is_number_float());
@@ -146,8 +146,28 @@ TEST_CASE("upgrade v1 -> v2: optimizer from extra.adam, integer config keys, thr
   CHECK(v2.at("results").at(1).at("optimizer") == "");  // not recorded
   CHECK(v2.at("results").at(1).at("threads") == 0);
   CHECK(v2.at("results").at(1).at("distributed").is_null());
-  // a v2 report passes unchanged
-  CHECK(ftb::upgrade_report(minimal_report()) == minimal_report());
+  // a v3 report passes unchanged
+  json v3 = minimal_report();
+  v3["schema"] = "ftbench.report/3";
+  CHECK(ftb::upgrade_report(v3) == v3);
+}
+
+TEST_CASE("upgrade v2 -> v3: a bootstrap interval keeps its bounds as low/high, its coverage unknown, no 95 % label") {
+  json v2 = minimal_report();
+  v2["results"][0]["intervals"] = {{"wall_time_s", {{"median", 10.0}, {"ci95_low", 9.0}, {"ci95_high", 11.0},
+                                                    {"min", 9.0}, {"max", 11.0}, {"n", 3}}}};
+  v2["results"][0]["speedup"] = {{"end_to_end", {{"median", 1.0}, {"ci95_low", 0.9}, {"ci95_high", 1.1},
+                                                 {"min", 0.9}, {"max", 1.1}, {"n", 3}}}};
+  const json v3 = ftb::upgrade_report(v2);
+  CHECK(v3.at("schema") == "ftbench.report/3");
+  CHECK(v3.at("upgraded_from") == "ftbench.report/2");
+  for (const auto* group : {"intervals", "speedup"}) {
+    const json& i = v3.at("results").at(0).at(group).begin().value();
+    CHECK(i.at("low") == (std::string(group) == "intervals" ? 9.0 : 0.9));
+    CHECK(i.at("coverage").is_null());
+    CHECK(i.at("method").get<std::string>().find("percentile bootstrap") == 0);
+    CHECK_FALSE(i.contains("ci95_low"));
+  }
 }
 
 TEST_CASE("bad report input: one line naming the file and the JSON path") {

@@ -244,21 +244,25 @@ TEST_CASE("report: every ok row carries medians with intervals and both speed-up
     CAPTURE(r.at("scenario").get<std::string>());
     const auto& wall = r.at("intervals").at("wall_time_s");
     CHECK(wall.at("n") == 3);
-    CHECK(wall.at("ci95_low").get<double>() <= wall.at("median").get<double>());
-    CHECK(wall.at("median").get<double>() <= wall.at("ci95_high").get<double>());
-    CHECK(wall.at("min").get<double>() <= wall.at("ci95_low").get<double>());
+    CHECK(wall.at("low").get<double>() <= wall.at("median").get<double>());
+    CHECK(wall.at("median").get<double>() <= wall.at("high").get<double>());
+    CHECK(wall.at("min").get<double>() <= wall.at("low").get<double>());
+    // 3 repeats: [min, max], which covers the median 75 % of the time, and says so.
+    CHECK(wall.at("coverage").get<double>() == doctest::Approx(0.75));
+    CHECK(wall.at("method") == "order statistics");
+    CHECK_FALSE(wall.contains("ci95_low"));
     const auto& step = r.at("intervals").at("step_ms");
     CHECK(step.at("p50").get<double>() <= step.at("p90").get<double>());
     CHECK(step.at("p90").get<double>() <= step.at("p99").get<double>());
     const auto& e2e = r.at("speedup").at("end_to_end");
-    CHECK(e2e.at("ci95_low").get<double>() <= e2e.at("median").get<double>());
+    CHECK(e2e.at("low").get<double>() <= e2e.at("median").get<double>());
     CHECK(r.at("speedup").at("steady_state").at("median").get<double>() > 0);
   }
   // baseline against itself: exactly 1 and an interval around it
   const auto& base = j.at("results")[0].at("speedup").at("end_to_end");
   CHECK(base.at("median").get<double>() == doctest::Approx(1.0));
-  CHECK(base.at("ci95_low").get<double>() <= 1.0);
-  CHECK(base.at("ci95_high").get<double>() >= 1.0);
+  CHECK(base.at("low").get<double>() <= 1.0);
+  CHECK(base.at("high").get<double>() >= 1.0);
   // the table shows the interval
   CHECK(ftb::speedup_table_markdown(report).find("1.00x [") != std::string::npos);
 }

@@ -30,14 +30,14 @@ std::vector<std::string>& saved_args() {
   return args;
 }
 
+}  // namespace
+
 std::string self_executable() {
   char buf[4096];
   const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n <= 0) throw std::runtime_error("cannot find this executable (/proc/self/exe)");
   return std::string(buf, static_cast<std::size_t>(n));
 }
-
-}  // namespace
 
 void set_invocation(int argc, char** argv) { saved_args().assign(argv + 1, argv + argc); }
 const std::vector<std::string>& invocation() { return saved_args(); }

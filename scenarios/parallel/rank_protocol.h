@@ -31,6 +31,8 @@ ScenarioResult run_on_ranks(const ScenarioInfo& info, const RunConfig& config, i
 
 // Child side: true when this process is a rank started by run_on_ranks.
 bool is_launched_rank();
+// This program's path (/proc/self/exe): what ranks and calibrate's runs execute.
+std::string self_executable();
 // Runs the one scenario it was started for (config's scenarios and repeats
 // are replaced by the protocol's); rank 0 writes the result for the parent.
 // Returns the exit code (non-zero on failure, after writing the reason where

@@ -29,16 +29,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   });
   ftb::fuzz::accepts([&] {
     ftb::CompareRule rule;
-    rule.resamples = 100;  // the bootstrap's loop, not its size, is what can break
-    std::vector<ftb::PairComparison> pairs{ftb::compare_reports(fixture, "fixture", report, path, rule),
-                                           ftb::compare_reports(report, path, fixture, "fixture", rule)};
+    const ftb::Side a{{fixture}, {"fixture"}}, b{{report}, {path}};
+    std::vector<ftb::PairComparison> pairs{ftb::compare_reports(a, b, rule), ftb::compare_reports(b, a, rule),
+                                           ftb::compare_reports(ftb::Side{{fixture, report}, {"fixture", path}}, a, rule)};
     ftb::compare_markdown(pairs, rule, true);
     ftb::compare_to_json(pairs, rule, true).dump();
   });
   ftb::fuzz::accepts([&] {
     const ftb::RegressOptions options;
-    ftb::regress_markdown(ftb::regress_vs_baseline(fixture_json, "fixture", j, path, options));
-    ftb::regress_markdown(ftb::regress_vs_baseline(j, path, fixture_json, "fixture", options));
+    ftb::regress_markdown(ftb::regress_vs_baseline({{fixture_json, "fixture"}}, j, path, options));
+    ftb::regress_markdown(ftb::regress_vs_baseline({{j, path}}, fixture_json, "fixture", options));
+    ftb::regress_markdown(ftb::regress_vs_baseline({{j, path}, {fixture_json, "fixture"}}, fixture_json, "fixture", options));
   });
   return 0;
 }

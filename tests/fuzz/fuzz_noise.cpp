@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ftb::RegressOptions options;
     options.noise = &noise;
     options.noise_path = path;
-    ftb::regress_markdown(ftb::regress_vs_baseline(fixture_json, "fixture", fixture_json, "fixture", options));
+    ftb::regress_markdown(ftb::regress_vs_baseline({{fixture_json, "fixture"}}, fixture_json, "fixture", options));
   });
   return 0;
 }

@@ -1,0 +1,37 @@
+// Steps in a series of nightly levels: E-divisive means (Matteson & James,
+// "A Nonparametric Approach for Multiple Change Point Analysis of Multivariate
+// Data", JASA 2014; alpha = 1) locates the most likely split of a segment,
+// and a two-sided Student t-test of the values either side (pooled variance:
+// a step moves the level, not the noise, and a new level of two nights still
+// gets the old level's degrees of freedom) decides whether it is a change
+// (instead of the original permutation test), as Apache Otava
+// (formerly Hunter, Fleming et al., ICPE 2023) and MongoDB's performance CI
+// do. Splits recurse into both halves (binary segmentation) until no
+// candidate passes. Deterministic; no LibTorch.
+#pragma once
+
+#include <vector>
+
+namespace ftb::stats {
+
+struct ChangePointOptions {
+  double max_p = 0.001;  // Student t-test of the two sides, two-sided
+  int min_segment = 2;   // values on each side of a change, at least
+};
+
+struct ChangePoint {
+  int index = 0;       // the first value of the new level
+  double p = 1;        // the Welch test's p-value when it was accepted
+  double before = 0, after = 0;  // the means of the segments either side, final segmentation
+};
+
+// Change points of `x`, in increasing index.
+std::vector<ChangePoint> change_points(const std::vector<double>& x, const ChangePointOptions& o = {});
+
+// Two-sample t-tests, two-sided p: Student's with the pooled variance (1
+// when there are fewer than three values), Welch's (1 when either side has
+// fewer than two); 0 for different means without any spread.
+double student_p(const std::vector<double>& a, const std::vector<double>& b);
+double welch_p(const std::vector<double>& a, const std::vector<double>& b);
+
+}  // namespace ftb::stats

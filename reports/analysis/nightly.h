@@ -1,0 +1,76 @@
+// The nightly gate: tonight's run against the series of earlier nights of the
+// same machine, preset and config, one series per scenario (and metric), all
+// series of one report judged together.
+//
+//   1. Each night's level is the median of its log repeats (two_level.h).
+//   2. Change points (change_points.h) over the history's levels and
+//      tonight's: tonight is judged against the level since the last one, so
+//      a step history already shows is reported once, not failed again on
+//      every later night.
+//   3. The noise of a night's level has a within-run part (per series, from
+//      every repeat of every night: many degrees of freedom) and a
+//      between-night part, pooled across the report's series (they share the
+//      machine and the night); a series whose own spread is significantly
+//      larger than the pooled model (F-test at heterogeneity_alpha) uses its
+//      own spread instead. A calibrate noise file adds its run-to-run
+//      estimate, weighted by its degrees of freedom.
+//   4. A one-sided t-test (Satterthwaite's degrees of freedom) of tonight's
+//      level against the reference level; Holm's step-down procedure over
+//      every series of the report keeps the whole report's false-alarm rate
+//      at family_alpha; a regression also needs a change beyond min_effect.
+//
+// Pure: no LibTorch, no I/O. `ftbench regress` and `history show` call it;
+// tests/test_nightly.cpp holds it to its rates by simulation.
+#pragma once
+
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/analysis/change_points.h"
+#include "reports/analysis/two_level.h"
+#include "reports/statistics.h"
+
+namespace ftb::stats {
+
+struct NightlyRule {
+  double family_alpha = 0.005;        // Holm, over every series judged in one report
+  double min_effect = 0.03;           // relative change that matters at all
+  int min_nights = 3;                 // history nights needed before a series is judged
+  double heterogeneity_alpha = 0.01;  // F-test: a series noisier than the pooled model uses its own spread
+  ChangePointOptions change_points;
+};
+std::string describe(const NightlyRule& rule);
+
+enum class NightOutcome { regressed, improved, same, insufficient };
+
+struct NightSeries {
+  std::vector<std::vector<double>> nights;  // the history, oldest first: each night's repeats
+  std::vector<double> tonight;              // tonight's repeats
+  Direction direction = Direction::higher_is_better;
+  std::optional<KnownNoise> noise;          // a calibrate noise file's run-to-run sd for this series
+};
+
+struct NightVerdict {
+  NightOutcome outcome = NightOutcome::insufficient;
+  int history_nights = 0;
+  int reference_nights = 0;  // nights since the last change point (tonight's level's reference)
+  double tonight_level = std::numeric_limits<double>::quiet_NaN();     // log
+  double reference_level = std::numeric_limits<double>::quiet_NaN();   // log, mean of the reference nights
+  double change = std::numeric_limits<double>::quiet_NaN();            // exp(tonight - reference) - 1
+  double se = std::numeric_limits<double>::quiet_NaN();                // of tonight - reference, log
+  double df = 0;
+  double p_worse = std::numeric_limits<double>::quiet_NaN();   // one-sided, unadjusted
+  double p_better = std::numeric_limits<double>::quiet_NaN();
+  bool own_spread = false;    // the series' spread exceeded the pooled model's (heterogeneity)
+  double within_sd = std::numeric_limits<double>::quiet_NaN(), between_sd = std::numeric_limits<double>::quiet_NaN();
+  // Change points over history + tonight (index into the nights; tonight is
+  // index history_nights), for "level changed at ..." notes.
+  std::vector<ChangePoint> steps;
+  std::string note;  // why insufficient
+};
+
+std::vector<NightVerdict> judge_nights(const std::vector<NightSeries>& series, const NightlyRule& rule = {});
+
+}  // namespace ftb::stats

@@ -1,0 +1,109 @@
+// Two levels of noise. Repeats inside one process share that process's luck
+// (thread placement, memory layout, the neighbour's load), so they estimate
+// the within-run noise only; runs (processes, nights, machines) are the unit
+// of independence. Everything here works on the log of a metric, so noise is
+// relative: a difference of 0.05 in log is a 5.1 % ratio.
+//
+// A run's level is the median of its log repeats. Its variance is
+//   between-run variance + kappa(n) * within-run variance / n,
+// kappa(n) the median's variance inflation over the mean for normal samples
+// (1 for n <= 2, 1.35 for 3, 1.43 for 5, pi/2 for large n).
+//
+// Hand-written because this is the point of the project; the t distribution
+// comes from Boost.Math. No LibTorch, no I/O, deterministic.
+#pragma once
+
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ftb::stats {
+
+// Student's t: CDF and quantile; df = infinity (or > 1e6) is the normal.
+double t_cdf(double t, double df);
+double t_quantile(double p, double df);
+
+// n * Var(median of n iid N(0, 1)), from the order statistics' density by
+// numerical integration (exact to 1e-6); 1 for n <= 2.
+double median_variance_factor(int n);
+
+// The median of the log values (NaN when empty or any value <= 0).
+double run_level(const std::vector<double>& repeats);
+std::vector<double> log_values(const std::vector<double>& x);
+
+// Within-run noise: the pooled sample variance of log repeats around each
+// run's mean (runs of one repeat add nothing), its degrees of freedom and the
+// mean repeats per run.
+struct WithinNoise {
+  double var = 0;
+  double df = 0;
+  double mean_n = 0;
+};
+WithinNoise within_run_noise(const std::vector<std::vector<double>>& runs);
+
+// Sample variance (n - 1) and its mean; NaN variance for fewer than two values.
+double sample_variance(const std::vector<double>& x);
+double mean(const std::vector<double>& x);
+
+// Everything a set of A/A runs says about one metric (log scale):
+//   run_sd      standard deviation of the runs' levels (what separates two runs);
+//   within_sd   the within-run noise of one repeat;
+//   between_sd  sqrt(max(0, run_sd^2 - kappa(n) within_sd^2 / n)): the part a
+//               process's luck adds that no number of repeats removes.
+struct RunNoise {
+  int runs = 0;
+  double mean_repeats = 0;
+  double run_sd = std::numeric_limits<double>::quiet_NaN();
+  double run_df = 0;
+  double within_sd = std::numeric_limits<double>::quiet_NaN();
+  double within_df = 0;
+  double between_sd = std::numeric_limits<double>::quiet_NaN();
+  double between_share = std::numeric_limits<double>::quiet_NaN();  // between / (between + within) variance of one repeat
+};
+RunNoise estimate_run_noise(const std::vector<std::vector<double>>& runs);
+
+// A run-to-run noise known beforehand (a calibrate noise file): the sd of a
+// run's log level and the degrees of freedom it was estimated with.
+struct KnownNoise {
+  double run_sd = 0;
+  double df = std::numeric_limits<double>::infinity();
+};
+
+enum class NoiseBasis { runs, noise_file, runs_and_noise_file, none };
+std::string to_string(NoiseBasis b);
+
+// B's runs against A's runs: the difference of their mean levels (log) with a
+// t interval over runs. The run-to-run variance comes from the runs
+// themselves (pooled over both sides, k + m - 2 degrees of freedom) and/or a
+// noise file (its df); with one run a side and no noise file nothing
+// estimates it, and basis is `none`: no p-value, no interval.
+struct LevelDifference {
+  int runs_a = 0, runs_b = 0;
+  double diff = std::numeric_limits<double>::quiet_NaN();  // mean level B - mean level A
+  double se = std::numeric_limits<double>::quiet_NaN();
+  double df = 0;
+  NoiseBasis basis = NoiseBasis::none;
+  double p_up = std::numeric_limits<double>::quiet_NaN();    // one-sided: B above A
+  double p_down = std::numeric_limits<double>::quiet_NaN();  // one-sided: B below A
+  double low = std::numeric_limits<double>::quiet_NaN(), high = std::numeric_limits<double>::quiet_NaN();  // of diff
+  double level = 0.95;
+  double p_two_sided() const;
+};
+LevelDifference compare_levels(const std::vector<double>& a_levels, const std::vector<double>& b_levels,
+                               const std::optional<KnownNoise>& noise, double level = 0.95);
+
+// The compare rule over many rows (B against A, higher is better): B is
+// faster (slower) where Holm's procedure over every row's two-sided p keeps
+// the family-wise error at `family_alpha` and the ratio is beyond
+// 1 +- min_effect; same otherwise; cannot_tell where nothing estimated the
+// run-to-run noise (basis none).
+enum class RunVerdict { faster, slower, same, cannot_tell };
+std::string to_string(RunVerdict v);
+std::vector<RunVerdict> run_verdicts(const std::vector<LevelDifference>& rows, double family_alpha, double min_effect);
+
+// Holm's step-down procedure: which hypotheses are rejected at family-wise
+// error `alpha` (NaN p-values are never rejected and do not count).
+std::vector<bool> holm_reject(const std::vector<double>& p, double alpha);
+
+}  // namespace ftb::stats

@@ -1,0 +1,151 @@
+// reports/analysis/nightly.h: the nightly gate held to its rates by
+// simulation with a hierarchical noise model (a night's luck shared by its
+// repeats, part of it shared by the scenarios of the night), through the
+// same judge_nights that `ftbench regress` and `history show` call.
+// test_history.cpp runs fewer trials of the same through the history store.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "reports/analysis/nightly.h"
+
+using namespace ftb::stats;
+
+namespace {
+
+struct World {
+  int scenarios = 10, history = 8, repeats = 5;
+  double between = 0.02, within = 0.03;  // sd (log) of the night's luck and of one repeat
+  std::mt19937_64 rng;
+  explicit World(uint64_t seed) : rng(seed) {}
+  std::normal_distribution<double> z;
+  // One night of every scenario; `shift[i]` moves scenario i's true level (log).
+  std::vector<std::vector<double>> night(const std::vector<double>& shift) {
+    const double shared = between / std::sqrt(2.0) * z(rng);  // the machine's night, every scenario
+    std::vector<std::vector<double>> out;
+    for (int i = 0; i < scenarios; ++i) {
+      const double own = between / std::sqrt(2.0) * z(rng);
+      std::vector<double> reps;
+      for (int k = 0; k < repeats; ++k)
+        reps.push_back(1000 * (1 + i) * std::exp(shift[i] + shared + own + within * z(rng)));
+      out.push_back(reps);
+    }
+    return out;
+  }
+  // History nights with shift `before` for `nights_before`, then `after` until the history is full; tonight `tonight`.
+  std::vector<NightSeries> series(const std::vector<double>& before, int nights_before, const std::vector<double>& after,
+                                  const std::vector<double>& tonight) {
+    std::vector<NightSeries> s(static_cast<size_t>(scenarios));
+    for (int n = 0; n < history; ++n) {
+      const auto nt = night(n < nights_before ? before : after);
+      for (int i = 0; i < scenarios; ++i) s[i].nights.push_back(nt[i]);
+    }
+    const auto t = night(tonight);
+    for (int i = 0; i < scenarios; ++i) s[i].tonight = t[i];
+    return s;
+  }
+};
+
+bool any_regressed(const std::vector<NightVerdict>& v) {
+  for (const auto& x : v)
+    if (x.outcome == NightOutcome::regressed) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("nightly gate: A/A nights raise a whole-report false alarm in <= 1 %, between-night share 0 to 60 %") {
+  // Total sd of one repeat 4 %; the between-night share of its variance from 0 to 0.6.
+  for (double share : {0.0, 0.3, 0.6}) {
+    World w(100 + static_cast<uint64_t>(share * 10));
+    w.between = std::sqrt(share) * 0.04;
+    w.within = std::sqrt(1 - share) * 0.04;
+    const std::vector<double> zero(10, 0.0);
+    int alarms = 0;
+    const int trials = 1500;
+    for (int t = 0; t < trials; ++t) alarms += any_regressed(judge_nights(w.series(zero, 8, zero, zero)));
+    INFO("between-night share " << share << ": " << alarms << " of " << trials);
+    CHECK(alarms <= trials / 100);
+  }
+}
+
+TEST_CASE("nightly gate: a 15 % slowdown of one scenario is caught in >= 90 % of nights (2 % between, 3 % within)") {
+  World w(7);
+  const std::vector<double> zero(10, 0.0);
+  std::vector<double> slow = zero;
+  slow[3] = std::log(0.85);
+  int caught = 0, wrong = 0;
+  const int trials = 1000;
+  for (int t = 0; t < trials; ++t) {
+    const auto v = judge_nights(w.series(zero, 8, zero, slow));
+    caught += v[3].outcome == NightOutcome::regressed;
+    for (int i = 0; i < 10; ++i) wrong += i != 3 && v[i].outcome == NightOutcome::regressed;
+  }
+  INFO("caught " << caught << " of " << trials << ", other scenarios flagged " << wrong);
+  CHECK(caught >= trials * 9 / 10);
+  CHECK(wrong <= trials / 100);
+}
+
+TEST_CASE("nightly gate: after an accepted step, the nights that follow do not fail again for it") {
+  World w(21);
+  const std::vector<double> zero(10, 0.0);
+  std::vector<double> slow = zero;
+  slow[3] = std::log(0.85);
+  // The step landed 1, 2 or 3 nights before tonight (the first of them alarmed and was accepted).
+  for (int since : {1, 2, 3}) {
+    int alarms = 0, reported = 0;
+    const int trials = 500;
+    for (int t = 0; t < trials; ++t) {
+      const auto v = judge_nights(w.series(zero, w.history - since, slow, slow));
+      alarms += v[3].outcome == NightOutcome::regressed;
+      for (const auto& c : v[3].steps) reported += c.index == w.history - since;
+    }
+    INFO(since << " night(s) after the step: " << alarms << " alarms, step reported in " << reported);
+    CHECK(alarms <= trials / 10);
+    if (since >= 1) CHECK(reported >= trials * 8 / 10);
+  }
+}
+
+TEST_CASE("nightly gate: one scenario much noisier than the rest uses its own spread, not the pool's") {
+  // Nine quiet scenarios and one whose nights wander 4x as much: with the pool
+  // alone it would alarm often; the F-test hands it its own spread.
+  int alarms = 0;
+  const int trials = 800;
+  std::mt19937_64 rng(77);
+  std::normal_distribution<double> z;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<NightSeries> s(10);
+    for (int i = 0; i < 10; ++i) {
+      const double b = i == 0 ? 0.08 : 0.01;
+      auto night = [&] {
+        std::vector<double> reps;
+        const double luck = b * z(rng);
+        for (int k = 0; k < 5; ++k) reps.push_back(100 * std::exp(luck + 0.01 * z(rng)));
+        return reps;
+      };
+      for (int n = 0; n < 12; ++n) s[i].nights.push_back(night());
+      s[i].tonight = night();
+    }
+    alarms += any_regressed(judge_nights(s));
+  }
+  INFO(alarms << " of " << trials);
+  CHECK(alarms <= trials * 3 / 100);
+}
+
+TEST_CASE("nightly gate: too little history is insufficient, and a lower-is-better metric regresses upward") {
+  std::vector<NightSeries> s(1);
+  s[0].nights = {{10, 10.1}, {10, 9.9}};
+  s[0].tonight = {20, 20};
+  auto v = judge_nights(s);
+  CHECK(v[0].outcome == NightOutcome::insufficient);
+  CHECK(v[0].note.find("insufficient history: 2 night(s)") != std::string::npos);
+  s[0].nights = {{10, 10.1, 9.9}, {10, 9.9, 10.1}, {10.05, 9.95, 10}, {10, 10.02, 9.98}};
+  s[0].direction = Direction::lower_is_better;
+  v = judge_nights(s);
+  CHECK(v[0].outcome == NightOutcome::regressed);
+  CHECK(v[0].change == doctest::Approx(1).epsilon(0.02));
+  s[0].tonight = {5, 5.01, 4.99};
+  CHECK(judge_nights(s)[0].outcome == NightOutcome::improved);
+}
