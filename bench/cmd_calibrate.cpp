@@ -2,7 +2,7 @@
 // configuration runs N times, each in its own process (ftbench re-executes
 // itself, so no run shares another's luck: thread placement, allocator,
 // memory layout), each report in DIR/run-K/; DIR/noise.json holds the
-// within- and between-run noise per scenario (reports/noise.h), the gating
+// within- and between-run noise per scenario (reports/analysis/noise.h), the gating
 // rule's false alarms over the runs' A/A pairs, and the minimum detectable
 // change; `regress --noise` and `compare --noise` read it.
 // `--reports R1 R2 ...` analyses runs made before instead of running.
@@ -18,8 +18,8 @@
 #include "core/text/files.h"
 #include "core/text/subprocess.h"
 #include "core/text/text_format.h"
-#include "reports/history.h"
-#include "reports/noise.h"
+#include "reports/analysis/history.h"
+#include "reports/analysis/noise.h"
 #include "scenarios/parallel/rank_protocol.h"
 #include "core/text/json_text.h"
 

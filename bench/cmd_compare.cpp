@@ -1,5 +1,5 @@
 // ftbench compare A B [C ...] | --a R1 R2 ... --b S1 S2 ...: machines or
-// builds side by side (reports/compare.h), the run as the unit.
+// builds side by side (reports/analysis/compare.h), the run as the unit.
 // Markdown to stdout; with --out DIR also compare.md, compare.json and the
 // chart spec compare.vl.json. Reports of different configs are refused
 // (exit 2, naming the keys) unless --force.
@@ -15,9 +15,9 @@
 #include "bench/commands.h"
 #include "core/text/errors.h"
 #include "core/text/files.h"
-#include "reports/compare.h"
-#include "reports/compare_chart.h"
-#include "reports/report.h"
+#include "reports/analysis/compare.h"
+#include "reports/views/compare_chart.h"
+#include "reports/record/report.h"
 #include "core/text/json_text.h"
 
 namespace ftb {

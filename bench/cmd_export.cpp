@@ -1,10 +1,10 @@
 // ftbench export --format F report.json: the report's figures for
-// github-action-benchmark or Bencher (reports/exports.h).
+// github-action-benchmark or Bencher (reports/views/exports.h).
 #include <iostream>
 
 #include "bench/commands.h"
 #include "core/text/files.h"
-#include "reports/exports.h"
+#include "reports/views/exports.h"
 #include "core/text/json_text.h"
 
 namespace ftb {
@@ -26,7 +26,7 @@ int export_cmd(const ExportArgs& a) {
 
 Command add_export_command(CLI::App& app) {
   auto a = std::make_shared<ExportArgs>();
-  auto* sub = app.add_subcommand("export", "a report's medians and 95 % CIs for continuous-benchmarking services");
+  auto* sub = app.add_subcommand("export", "a report's medians and their intervals for continuous-benchmarking services");
   sub->add_option("--format", a->format,
                   "customBiggerIsBetter | customSmallerIsBetter (github-action-benchmark) | bmf (Bencher)")
       ->required();

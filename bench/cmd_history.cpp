@@ -1,14 +1,14 @@
 // ftbench history add DB report.json... | history show DB: the SQLite history
-// of nightly reports (reports/history.h) and its trend per scenario.
+// of nightly reports (reports/analysis/history.h) and its trend per scenario.
 #include <iostream>
 
 #include "bench/commands.h"
 #include "core/text/errors.h"
 #include "core/text/files.h"
 #include "core/text/json_fields.h"
-#include "reports/history.h"
-#include "reports/trend.h"
-#include "reports/trend_chart.h"
+#include "reports/analysis/history.h"
+#include "reports/analysis/trend.h"
+#include "reports/views/trend_chart.h"
 #include "core/text/json_text.h"
 
 namespace ftb {
@@ -93,7 +93,9 @@ Command add_history_command(CLI::App& app) {
 
   auto show_args = std::make_shared<ShowArgs>();
   auto* show_cmd = sub->add_subcommand("show", "Markdown table of runs per scenario (time, commit, machine, "
-                                               "median with 95 % CI, verdict) and trend charts with --out");
+                                               "median with its interval and coverage, verdict against the level "
+                                               "since the last change point, change points) and trend charts with "
+                                               "--out");
   show_cmd->add_option("db", show_args->db, "history file (SQLite)")->required();
   show_cmd->add_option("--scenario", show_args->scenario, "only this scenario");
   show_cmd->add_option("--metric", show_args->metric,

@@ -1,13 +1,13 @@
 // ftbench regress --history DB | --baseline R --current R: did tonight's
 // report regress? Markdown on stdout; exit 1 on a gating regression
-// (reports/regress.h has the rules).
+// (reports/analysis/regress.h has the rules).
 #include <iostream>
 
 #include "bench/commands.h"
 #include "core/text/errors.h"
 #include "core/text/files.h"
 #include "core/text/json_fields.h"
-#include "reports/regress.h"
+#include "reports/analysis/regress.h"
 
 namespace ftb {
 namespace {

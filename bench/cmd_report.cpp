@@ -11,8 +11,8 @@
 #include "bench/commands.h"
 #include "core/text/errors.h"
 #include "core/text/files.h"
-#include "reports/report.h"
-#include "reports/views.h"
+#include "reports/record/report.h"
+#include "reports/views/views.h"
 
 namespace ftb {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "bench/commands.h"
 #include "bench/run_flags.h"
-#include "reports/table.h"
-#include "reports/views.h"
+#include "reports/views/table.h"
+#include "reports/views/views.h"
 
 namespace ftb {
 namespace {

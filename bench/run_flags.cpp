@@ -1,4 +1,5 @@
 #include "bench/run_flags.h"
+#include "reports/views/run_outputs.h"
 
 #include <iostream>
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/train/run_config.h"
-#include "reports/report.h"
+#include "reports/record/report.h"
 
 namespace ftb {
 

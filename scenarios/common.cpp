@@ -67,9 +67,18 @@ ScenarioResult result_from_loop(const std::string& scenario, const LoopResult& l
   s.peak_bytes = r.peak_bytes;
   s.step_ms_median = r.step_ms_median;
   s.train_samples = r.train_samples;
-  if (!loop.steps.empty() && loop.step_ms_median > 0)
-    s.steady_samples_per_s = static_cast<double>(loop.train_samples) / static_cast<double>(loop.steps.size()) *
-                             1000 / loop.step_ms_median;
+  s.steady_samples_per_s = loop.steady_samples_per_s;
+  // Warm-up checked, not assumed: a first epoch much slower than the rest
+  // (one-time setup the warm-up pass missed) is flagged, with the ratio.
+  if (loop.epochs.size() >= 2) {
+    std::vector<double> later;
+    for (size_t i = 1; i < loop.epochs.size(); ++i) later.push_back(loop.epochs[i].time_s);
+    const double rest = median(later);
+    if (rest > 0 && loop.epochs[0].time_s > 1.5 * rest)
+      r.extra["slow_first_epoch"] = {{"ratio", loop.epochs[0].time_s / rest},
+                                     {"note", "the first epoch took more than 1.5x the median of the others: setup "
+                                              "the warm-up pass did not cover is inside the timed loop"}};
+  }
   r.repeats = {s};
   return r;
 }

@@ -8,7 +8,7 @@
 //               accuracy on 11-30);
 //   graph       the whole step captured in CUDA graphs (cuda_graph.cpp), one
 //               per bucket length, where the CUDA-graph rows can run.
-// extra.stack lists what this run stacked; the ladder (reports/ladder.h)
+// extra.stack lists what this run stacked; the ladder (reports/views/ladder.h)
 // measures each technique against the rung below it.
 #include "core/train/device.h"
 #include "core/train/optimizer.h"

@@ -120,7 +120,7 @@ void write_batches(const Workload& w, const RunConfig& c, const std::string& pat
 }
 
 // The peer's JSON as the loop's result (what ftbench's own rows measure).
-LoopResult loop_from_peer(const nlohmann::json& j) {
+LoopResult loop_from_peer(const nlohmann::json& j, int64_t warmup_steps) {
   LoopResult loop;
   for (const auto& s : j.at("steps")) {
     StepRecord r;
@@ -146,6 +146,7 @@ LoopResult loop_from_peer(const nlohmann::json& j) {
   loop.train_samples = loop.rank_train_samples = j.at("train_samples").get<int64_t>();
   loop.train_tokens = j.at("train_tokens").get<int64_t>();
   loop.step_ms_median = j.at("step_ms_median").get<double>();
+  loop.steady_samples_per_s = steady_throughput(loop.steps, warmup_steps);
   loop.test.loss = j.at("test").at("loss").get<double>();
   loop.test.acc = j.at("test").at("acc").get<double>();
   loop.test.samples = j.at("test").at("samples").get<int64_t>();
@@ -221,7 +222,7 @@ ScenarioResult run_peer(const Workload& w, const RunConfig& c, const ScenarioCon
   }
 
   const auto j = nlohmann::json::parse(read_text_file(dir + "/peer.json"));
-  auto r = result_from_loop(scenario, loop_from_peer(j), device,
+  auto r = result_from_loop(scenario, loop_from_peer(j, c.warmup_steps), device,
                             v != PeerVariant::fp32 ? Precision::fp16_mixed : Precision::fp32, optimizer_label(kernel));
   // Memory of the Python process, not of ftbench's.
   r.peak_bytes = j.at("peak_bytes").get<int64_t>();

@@ -193,8 +193,8 @@ json to_json(const ScenarioResult& r, bool with_steps) {
       {"threads", r.threads},
       {"distributed", r.distributed.backend.empty() ? json(nullptr) : distributed_to_json(r.distributed)},
       {"aggregate",
-       {{"statistic", "median over repeats (peak memory: max)"},
-        {"detail_from", "last repeat (epochs, accuracy, loss, technique, MFU's step times)"}}},
+       {{"statistic", "median over repeats: times, throughputs, accuracy, the step time behind MFU (peak memory: max)"},
+        {"detail_from", "last repeat (epochs, loss, phases, technique counters, step percentiles)"}}},
   };
   if (!r.phases.empty()) j["phases"] = phases_to_json(r.phases);
   if (with_steps) j["steps"] = steps_to_json(r.steps);
@@ -269,6 +269,14 @@ void aggregate_repeats(ScenarioResult& r) {
   r.train_samples_per_s = med(&RepeatSample::train_samples_per_s);
   r.train_tokens_per_s = med(&RepeatSample::train_tokens_per_s);
   r.step_ms_median = med(&RepeatSample::step_ms_median);
+  // Accuracy is a figure over repeats like the rest (a report read back from
+  // an old version without per-repeat accuracy keeps its own).
+  bool accuracies = false;
+  for (const auto& s : r.repeats) accuracies = accuracies || s.test_acc > 0 || s.val_acc > 0;
+  if (accuracies) {
+    r.val_acc = med(&RepeatSample::val_acc);
+    r.test_acc = med(&RepeatSample::test_acc);
+  }
   r.peak_bytes = 0;
   for (const auto& s : r.repeats) r.peak_bytes = std::max(r.peak_bytes, s.peak_bytes);
 }

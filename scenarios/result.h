@@ -39,7 +39,7 @@ struct RepeatSample {
 // goes in `extra`. The measurements are of two kinds, kept apart:
 //  - per repeat: `repeats` (one RepeatSample each);
 //  - aggregate: the medians/maxima computed from `repeats` by
-//    aggregate_repeats(); the detail records (epochs, steps, accuracy,
+//    aggregate_repeats(); the detail records (epochs, steps, phases,
 //    technique counters) are those of the last repeat, as the report says
 //    ("aggregate" key).
 struct ScenarioResult {
@@ -53,12 +53,12 @@ struct ScenarioResult {
   double wall_time_s = 0;        // median over repeats
   double train_samples_per_s = 0, train_tokens_per_s = 0;  // median
   int64_t train_samples = 0;     // samples trained on, over all ranks and epochs (last repeat)
-  double val_acc = 0, test_acc = 0;  // of the last repeat
+  double val_acc = 0, test_acc = 0;  // median over repeats
   double test_loss = 0;
   std::vector<EpochRecord> epochs;   // of the last repeat
   std::vector<StepRecord> steps;     // of the last repeat
   int64_t peak_bytes = 0;            // max over repeats
-  std::string peak_bytes_source;     // "cuda_max_allocated" | "process_max_rss"
+  std::string peak_bytes_source;     // "cuda_max_allocated" | "rss_peak_since_row_start" | "process_max_rss" (core/train/device.h)
   std::vector<RepeatSample> repeats;
   // Efficiency: model FLOPs of a training step over the measured step time,
   // divided by the peak measured on this machine (see core/train/flops.h).
@@ -95,7 +95,7 @@ struct ScenarioResult {
 };
 
 // Fills the aggregate fields from r.repeats: medians of wall time,
-// throughput and step time, maximum of peak memory.
+// throughput, step time and accuracy, maximum of peak memory.
 void aggregate_repeats(ScenarioResult& r);
 
 // One result object of report.json. Steps are left out unless with_steps

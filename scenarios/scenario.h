@@ -41,7 +41,7 @@ enum class RowKind { single_process, ranks };
 
 // Settings a row may differ from baseline in. A row's technique_settings are
 // the ones its technique changes (amp: precision; ddp: ranks and the thread
-// split); any other difference is a parity break that reports/parity.h
+// split); any other difference is a parity break that reports/analysis/parity.h
 // lists in the report and the table.
 enum class RowSetting { optimizer, precision, world_size, threads, device, batch_size };
 
@@ -58,7 +58,7 @@ struct ScenarioInfo {
   std::function<ScenarioResult(const Workload&, const RunConfig&, const ScenarioContext&)> run;
   Precision precision = Precision::fp32;  // what the row reports, also when skipped
   std::vector<RowSetting> technique_settings;  // what the technique itself changes (none for baseline)
-  // What the row stacks on baseline, for the ladder (reports/ladder.h):
+  // What the row stacks on baseline, for the ladder (reports/views/ladder.h):
   // "bf16", "fused_adam", "bucketing"; empty = not a rung. A row whose stack
   // depends on the device records it in extra.stack instead (fastest).
   std::vector<std::string> stack;

@@ -1,5 +1,7 @@
 #include "scenarios/sweep.h"
 
+#include "core/text/portable_random.h"
+
 #include <algorithm>
 #include <set>
 #include <iostream>
@@ -140,9 +142,19 @@ std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::stri
   // measuring at once on one GPU or on shared cores would measure each other.
   if (reports()) measure_peaks();
   warm_up_rows(workload);
+  // Each round runs the rows in its own seeded order (the same on every rank
+  // of a launcher), so pairing rows by round cancels a position effect (the
+  // first row after warm-up, the row after a distributed one) as well as drift.
+  const uint64_t order_seed = splitmix64(config_.seed ^ 0x726f756e64ull);  // "round"
+  nlohmann::json orders = nlohmann::json::array();
   environment_["repeats"] = {{"count", config_.repeats},
                              {"order", "rounds"},
-                             {"method", "round i runs the i-th repeat of every row, in the order asked for"}};
+                             {"shuffled", config_.repeats > 1},
+                             {"seed", order_seed},
+                             {"orders", orders},
+                             {"method", "round i runs the i-th repeat of every row; with two or more repeats the rows "
+                                        "run in a random order per round (Fisher-Yates on mt19937_64 seeded with seed "
+                                        "+ i), with one in the order asked; orders lists them"}};
   // Phases: every row here; under an outside launcher the rows of kind ranks
   // (all ranks together), then rank 0 alone the single-process rows.
   std::vector<std::vector<const ScenarioInfo*>> phases(1);
@@ -167,7 +179,15 @@ std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::stri
       // of all rows share the machine's state at that time (clocks, thermals,
       // other tenants), so the ratio of two rows is paired by round.
       for (int round = 0; round < config_.repeats && !(any_failed_ && env_.launched); ++round) {
-        for (const ScenarioInfo* info : phase) {
+        std::vector<const ScenarioInfo*> order = phase;
+        if (config_.repeats > 1) {
+          std::mt19937_64 rng(order_seed + static_cast<uint64_t>(round));
+          portable_shuffle(order, rng);
+        }
+        nlohmann::json names = nlohmann::json::array();
+        for (const auto* info : order) names.push_back(info->name);
+        environment_["repeats"]["orders"].push_back(std::move(names));
+        for (const ScenarioInfo* info : order) {
           const bool ranks_row = info->kind == RowKind::ranks;
           if (env_.launched && !ranks_row && threads_ != total_threads_) {
             // Alone now (the other ranks are done): every core, and a CPU peak to match.
@@ -227,6 +247,25 @@ std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::stri
   }
   // A signal after the last row's check still means the run was stopped.
   if (!interrupted_) interrupted_ = interrupt_signal();
+  // The peak behind MFU again, after the rows: a peak measured beside other
+  // load (a build) inflates MFU silently; a move beyond 10 % says so.
+  if (reports() && !interrupted_ && !env_.launched) {
+    const auto before = environment_["peak_matmul_tflops"]["by_precision"];
+    const std::map<Precision, double> after = measure_matmul_peaks(device_, nullptr);
+    nlohmann::json by_precision = nlohmann::json::object();
+    for (const auto& [p, tflops] : after) by_precision[to_string(p)] = tflops;
+    const double b = before.value("fp32", 0.0), a = after.at(Precision::fp32);
+    const double change = b > 0 ? a / b - 1 : 0;
+    nlohmann::json check = {{"by_precision", by_precision}, {"fp32_change", change}, {"threshold", 0.10}};
+    if (std::abs(change) > 0.10) {
+      check["flag"] = "the fp32 matmul peak moved " + std::to_string(static_cast<int>(std::lround(100 * change))) +
+                      " % between before and after the rows: the machine's load changed during the run, so MFU "
+                      "(and any ratio across that change) reflects it";
+      std::cerr << "warning: " << check["flag"].get<std::string>() << "\n";
+    }
+    environment_["peak_matmul_tflops_after"] = std::move(check);
+    row_done(in_order(), environment_);
+  }
   return in_order();
 }
 

@@ -7,7 +7,7 @@
 //    single-process rows with every core;
 //  - repeats in rounds: round i runs the i-th repeat of every row (ABC ABC,
 //    not AA BB CC), so two rows' i-th repeats share the machine's state and
-//    their ratio is paired by round (reports/intervals.h);
+//    their ratio is paired by round (reports/analysis/intervals.h);
 //  - threads: a process alone gets `threads` (0 = every core); N ranks on one
 //    machine split them;
 //  - the matmul peaks MFU is measured against (per precision, measured here);

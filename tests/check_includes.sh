@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fails when an include points upward. Folders are the data flow:
 #   bench -> reports -> scenarios -> core/train -> core/model -> core/text
+# and inside reports: views -> analysis -> record
 # (scenarios/parallel is part of scenarios; the launcher and rank environment
 # in it use core/text only). core/text and the launcher include nothing of
 # LibTorch. Prints every offending line.
@@ -21,11 +22,13 @@ check core/model 'core/train/|scenarios/|reports/|bench/' 'core/model may includ
 check core/train 'scenarios/|reports/|bench/' 'core/train may include core/model and core/text only'
 check scenarios  'reports/|bench/' 'scenarios may include core only'
 check reports    'bench/' 'reports may include scenarios and core only'
+check reports/record   'reports/analysis/|reports/views/' 'reports/record includes no analysis and no view'
+check reports/analysis 'reports/views/' 'reports/analysis includes no view'
 for f in scenarios/parallel/launcher.h scenarios/parallel/launcher.cpp scenarios/parallel/rank_env.h scenarios/parallel/rank_env.cpp; do
   check "$f" 'core/model/|core/train/|scenarios/[a-z_]+\.h|scenarios/parallel/(communicator|data_parallel|fabric|rank_protocol|distributed_row)|torch/|ATen/|c10/' 'the launcher target has no LibTorch'
 done
 # The check must be able to fail: a folder list that matched nothing is an error.
-for d in core/text core/model core/train scenarios/parallel reports bench; do
+for d in core/text core/model core/train scenarios/parallel reports reports/record reports/analysis reports/views bench; do
   [ -d "$d" ] || { echo "missing folder $d (layout changed? update this check)"; bad=1; }
 done
 [ $bad = 0 ] && echo "includes point down"

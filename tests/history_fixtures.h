@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "reports/report.h"
+#include "reports/record/report.h"
+#include "reports/analysis/report_json.h"
 
 namespace ftb::testing {
 

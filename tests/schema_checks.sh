@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Reports against reports/report.schema.json (JSON Schema 2020-12, Debian's
+# Reports against reports/record/report.schema.json (JSON Schema 2020-12, Debian's
 # python3-jsonschema): what a tiny `ftbench run` writes, and every committed
 # report as the reader upgrades it. Each check also shows the schema rejects
 # a broken copy, so it cannot pass by accepting anything.
 #   tests/schema_checks.sh FTBENCH UPGRADE_TOOL SOURCE_DIR CASE
 set -uo pipefail
 ftbench="$1"; upgrade="$2"; src="$3"; case_name="$4"
-schema="$src/reports/report.schema.json"
+schema="$src/reports/record/report.schema.json"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
 # Debian's interpreter first: CI validates with Debian's python3-jsonschema.

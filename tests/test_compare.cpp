@@ -4,8 +4,8 @@
 // unless a noise file is given, v1 reports without steady-state samples,
 // the geometric mean over runs, the config check, the environment diff,
 // skipped rows, and the JSON and chart outputs.
-#include "reports/compare.h"
-#include "reports/compare_chart.h"
+#include "reports/analysis/compare.h"
+#include "reports/views/compare_chart.h"
 
 #include <doctest/doctest.h>
 

@@ -3,8 +3,8 @@
 // committed smoke report's own intervals.
 #include "core/text/errors.h"
 #include "core/text/files.h"
-#include "reports/exports.h"
-#include "reports/intervals.h"
+#include "reports/views/exports.h"
+#include "reports/analysis/intervals.h"
 #include "tests/history_fixtures.h"
 
 #include <doctest/doctest.h>

@@ -5,11 +5,11 @@
 // through the store, as a nightly job would use it.
 #include "core/text/errors.h"
 #include "core/text/files.h"
-#include "reports/history.h"
-#include "reports/noise.h"
-#include "reports/regress.h"
-#include "reports/trend.h"
-#include "reports/trend_chart.h"
+#include "reports/analysis/history.h"
+#include "reports/analysis/noise.h"
+#include "reports/analysis/regress.h"
+#include "reports/analysis/trend.h"
+#include "reports/views/trend_chart.h"
 #include "tests/history_fixtures.h"
 
 #include <doctest/doctest.h>

@@ -3,7 +3,7 @@
 // on a CPU run) are left out.
 #include <doctest/doctest.h>
 
-#include "reports/ladder.h"
+#include "reports/views/ladder.h"
 
 namespace {
 

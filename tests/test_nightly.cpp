@@ -10,6 +10,7 @@
 #include <random>
 
 #include "reports/analysis/nightly.h"
+#include "reports/analysis/power.h"
 
 using namespace ftb::stats;
 
@@ -148,4 +149,17 @@ TEST_CASE("nightly gate: too little history is insufficient, and a lower-is-bett
   CHECK(v[0].change == doctest::Approx(1).epsilon(0.02));
   s[0].tonight = {5, 5.01, 4.99};
   CHECK(judge_nights(s)[0].outcome == NightOutcome::improved);
+}
+
+TEST_CASE("detection_curve (ftbench power): rises with the slowdown, false alarms at 0 stay near the family rate") {
+  PowerSetup p;
+  p.trials = 400;
+  const auto c = detection_curve(p, {0.0, 0.05, 0.15});
+  REQUIRE(c.size() == 3);
+  CHECK(c[0].whole_report_alarm <= 0.015);
+  CHECK(c[0].caught <= c[1].caught);
+  CHECK(c[1].caught < c[2].caught);
+  CHECK(c[2].caught >= 0.9);
+  // Deterministic for a seed.
+  CHECK(detection_curve(p, {0.05})[0].caught == c[1].caught);
 }

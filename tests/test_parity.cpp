@@ -2,8 +2,8 @@
 // is listed, in the report and the table; what the technique changes is not.
 #include <doctest/doctest.h>
 
-#include "reports/parity.h"
-#include "reports/table.h"
+#include "reports/analysis/parity.h"
+#include "reports/views/table.h"
 
 namespace {
 

@@ -5,13 +5,13 @@
 // steps.csv read back, and the renderer's missing-python path.
 #include "core/text/errors.h"
 #include "core/text/files.h"
-#include "reports/html_page.h"
-#include "reports/render.h"
-#include "reports/report.h"
-#include "reports/report_labels.h"
-#include "reports/table.h"
-#include "reports/vega.h"
-#include "reports/views.h"
+#include "reports/views/html_page.h"
+#include "reports/views/render.h"
+#include "reports/record/report.h"
+#include "reports/views/report_labels.h"
+#include "reports/views/table.h"
+#include "reports/views/vega.h"
+#include "reports/views/views.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>

@@ -2,10 +2,12 @@
 // file), atomic writes, the speed-up table, the Vega-Lite specs and the
 // environment capture.
 #include "core/train/environment.h"
+#include "reports/views/run_outputs.h"
 #include "core/text/errors.h"
-#include "reports/report.h"
-#include "reports/table.h"
-#include "reports/vega.h"
+#include "reports/record/report.h"
+#include "reports/analysis/report_json.h"
+#include "reports/views/table.h"
+#include "reports/views/vega.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>

@@ -4,8 +4,9 @@
 // reads reports (they all read through read_report).
 #include "core/text/errors.h"
 #include "core/text/files.h"
-#include "reports/report.h"
-#include "reports/report_upgrade.h"
+#include "reports/record/report.h"
+#include "reports/analysis/report_json.h"
+#include "reports/record/report_upgrade.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>

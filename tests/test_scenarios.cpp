@@ -1,6 +1,8 @@
 // Registry-driven: every registered scenario runs a few steps on a tiny
 // config and ends ok, or skipped with a reason. A new scenario needs no edit.
 #include <doctest/doctest.h>
+
+#include "core/text/portable_random.h"
 #include <signal.h>
 
 #include "core/train/run_config.h"
@@ -10,9 +12,10 @@
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
 #include "scenarios/sweep.h"
-#include "reports/intervals.h"
-#include "reports/report.h"
-#include "reports/table.h"
+#include "reports/analysis/intervals.h"
+#include "reports/record/report.h"
+#include "reports/analysis/report_json.h"
+#include "reports/views/table.h"
 #include "core/text/errors.h"
 #include "core/text/interrupt.h"
 #include "tests/tiny_config.h"
@@ -85,8 +88,10 @@ TEST_CASE("sweep: rows in the order asked, one callback per row, skipped rows ke
   CHECK(results[1].threads == 1);
   CHECK(results[1].optimizer == "adam/loop");  // PyTorch's pick on the CPU
   CHECK(results[1].mfu > 0);                   // measured against the fp32 peak
-  CHECK(seen == std::vector<size_t>{1, 2});
+  CHECK(seen == std::vector<size_t>{1, 2, 2});  // after each row, then with the peak measured after them
   CHECK(measured.at("peak_matmul_tflops").at("by_precision").at("fp32").get<double>() > 0);
+  CHECK(measured.at("repeats").at("shuffled") == false);  // one repeat: the order asked
+  CHECK(measured.at("repeats").at("orders") == nlohmann::json::array({{"amp", "baseline"}}));
   // one untimed warm-up pass for the one precision that runs (amp is skipped)
   const auto& passes = measured.at("warmup").at("passes");
   REQUIRE(passes.size() == 1);
@@ -135,7 +140,7 @@ TEST_CASE("sweep: SIGINT mid-row ends that row between steps, keeps the finished
   CHECK(sweep.exit_code() == 130);
 }
 
-TEST_CASE("sweep: repeats run in rounds (ABAB), and the report pairs them") {
+TEST_CASE("sweep: repeats run in rounds, each round in its recorded random order, and the report pairs them") {
   auto config = tiny_config();
   config.scenarios = {"baseline", "amp_bf16"};
   config.repeats = 2;
@@ -151,10 +156,32 @@ TEST_CASE("sweep: repeats run in rounds (ABAB), and the report pairs them") {
     seen.push_back(counts);
     measured = environment;
   });
-  CHECK(seen == std::vector<std::vector<size_t>>{{1}, {1, 1}, {2, 1}, {2, 2}});
+  // Round 0: one row, then both with one repeat; round 1: one row ahead, then
+  // both with two; then the report again with the peak measured after the rows.
+  REQUIRE(seen.size() == 5);
+  CHECK(seen[0] == std::vector<size_t>{1});
+  CHECK(seen[1] == std::vector<size_t>{1, 1});
+  CHECK(seen[2][0] + seen[2][1] == 3);
+  CHECK(seen[3] == std::vector<size_t>{2, 2});
+  CHECK(seen[4] == std::vector<size_t>{2, 2});
   REQUIRE(results.size() == 2);
   CHECK(results[1].repeats.size() == 2);
-  CHECK(measured.at("repeats").at("order") == "rounds");
+  const auto& repeats = measured.at("repeats");
+  CHECK(repeats.at("order") == "rounds");
+  CHECK(repeats.at("shuffled") == true);
+  // The recorded orders are what the recorded seed gives: a reader can replay them.
+  REQUIRE(repeats.at("orders").size() == 2);
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::string> want = {"baseline", "amp_bf16"};
+    std::mt19937_64 rng(repeats.at("seed").get<uint64_t>() + static_cast<uint64_t>(round));
+    ftb::portable_shuffle(want, rng);
+    CHECK(repeats.at("orders")[round].get<std::vector<std::string>>() == want);
+  }
+  // The matmul peak again after the rows, with its change.
+  CHECK(measured.at("peak_matmul_tflops_after").at("by_precision").at("fp32").get<double>() > 0);
+  CHECK(measured.at("peak_matmul_tflops_after").contains("fp32_change"));
+  // A CPU row's peak memory is the row's own (Linux resets the high-water mark).
+  CHECK(results[0].peak_bytes_source == "rss_peak_since_row_start");
   ftb::Report report;
   report.environment = measured;
   report.results = results;
@@ -304,4 +331,19 @@ TEST_CASE("largest_batch: skipped on a CPU, saying why") {
   const auto r = ftb::row_header(*ftb::find_scenario("largest_batch"), config);
   CHECK(r.status == ftb::Status::skipped);
   CHECK(r.reason.find("needs a CUDA device") == 0);
+}
+
+TEST_CASE("steady_throughput: post-warm-up samples over post-warm-up step and loader time, times the ranks") {
+  std::vector<ftb::StepRecord> steps;
+  for (int i = 1; i <= 5; ++i) {
+    ftb::StepRecord s;
+    s.step = i;
+    s.samples = 10;
+    s.step_ms = i <= 2 ? 1000 : 90;  // two slow warm-up steps, left out
+    s.wait_ms = i <= 2 ? 0 : 10;     // a loader that makes each step wait 10 ms counts
+    steps.push_back(s);
+  }
+  CHECK(ftb::steady_throughput(steps, 2) == doctest::Approx(30.0 * 1000 / 300));
+  CHECK(ftb::steady_throughput(steps, 2, 2.0) == doctest::Approx(200));  // two ranks
+  CHECK(ftb::steady_throughput(steps, 5) == 0);                         // nothing after warm-up
 }

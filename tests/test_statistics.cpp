@@ -1,11 +1,11 @@
-// reports/statistics.h: quantiles, and intervals that state their coverage
+// reports/analysis/statistics.h: quantiles, and intervals that state their coverage
 // (order statistics for a median; per-round ratios when paired).
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <random>
 
-#include "reports/statistics.h"
+#include "reports/analysis/statistics.h"
 
 using namespace ftb::stats;
 

@@ -1,11 +1,11 @@
 // ftb_upgrade_report REPORT.json: prints the report as the reader sees it
 // (upgraded to the current schema version), for tests/schema_checks.sh to
-// validate committed v1 reports against reports/report.schema.json.
+// validate committed v1 reports against reports/record/report.schema.json.
 #include <fstream>
 #include <iostream>
 
 #include "core/text/errors.h"
-#include "reports/report_upgrade.h"
+#include "reports/record/report_upgrade.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

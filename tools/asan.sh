@@ -10,7 +10,7 @@
 # Warnings are not errors here (FTB_WERROR=OFF in the preset): GCC 12's
 # flow-based warnings misfire on sanitizer-instrumented code (a "maybe
 # uninitialized" std::optional<at::Generator> inside LibTorch's headers, a
-# "null format string" in reports/intervals.cpp's snprintf of a non-null
+# "null format string" in reports/analysis/intervals.cpp's snprintf of a non-null
 # argument). The release build, which CI runs, keeps -Werror.
 #
 # A first build compiles everything again (no cache is shared with build/):

@@ -34,8 +34,8 @@ pkgs=(build-essential cmake ninja-build pkg-config git python3-venv
       doctest-dev nlohmann-json3-dev libbenchmark-dev libcli11-dev
       libarchive-dev libutf8proc-dev libcsv-dev libopenblas0-pthread libgloo-dev
       python3-jsonschema libsqlite3-dev libboost-dev chromium)
-# python3-jsonschema: the tests validate report.json against reports/report.schema.json.
-# libsqlite3-dev: ftbench history (reports/history.cpp). libboost-dev: Boost.Math's
+# python3-jsonschema: the tests validate report.json against reports/record/report.schema.json.
+# libsqlite3-dev: ftbench history (reports/analysis/history.cpp). libboost-dev: Boost.Math's
 # t, F and normal distributions (header-only; reports/analysis/).
 # libgloo-dev: c10d's ProcessGroupGloo.hpp includes <gloo/...>, which neither
 # the torch wheel nor libtorch-dev ships. Only declarations are used (every

@@ -1,5 +1,8 @@
 #include "core/train/device.h"
 
+#include <fstream>
+#include <string>
+
 #include <algorithm>
 #include <thread>
 
@@ -59,12 +62,35 @@ void synchronize(const torch::Device& device) {
 #endif
 }
 
+namespace {
+// Linux resets the peak resident set (VmHWM) to the current one when "5" is
+// written to /proc/self/clear_refs (since 4.0); getrusage's maximum never resets.
+bool& rss_peak_was_reset() {
+  static bool reset = false;
+  return reset;
+}
+
+int64_t vm_hwm_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;  // "VmHWM:  123 kB"
+  return -1;
+}
+}  // namespace
+
 void reset_peak_memory(const torch::Device& device) {
 #ifdef FTB_WITH_CUDA
-  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
-#else
-  (void)device;
+  if (device.is_cuda()) {
+    c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+    return;
+  }
 #endif
+  (void)device;
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+  clear.flush();
+  rss_peak_was_reset() = static_cast<bool>(clear) && vm_hwm_bytes() > 0;
 }
 
 void release_cached_memory(const torch::Device& device) {
@@ -84,6 +110,12 @@ int64_t peak_memory_bytes(const torch::Device& device, std::string* source) {
   }
 #endif
   (void)device;
+  if (rss_peak_was_reset()) {
+    if (const int64_t hwm = vm_hwm_bytes(); hwm > 0) {
+      if (source) *source = "rss_peak_since_row_start";
+      return hwm;
+    }
+  }
   if (source) *source = "process_max_rss";
   struct rusage ru {};
   getrusage(RUSAGE_SELF, &ru);

@@ -27,8 +27,11 @@ void reset_peak_memory(const torch::Device& device);
 // allocation it refused, so that the next try starts clean). CPU: no-op.
 void release_cached_memory(const torch::Device& device);
 // CUDA: the caching allocator's peak allocated bytes since the last reset.
-// CPU: the process's peak resident set size (never resets; a conservative
-// upper bound that includes the data and the other scenarios of the run).
+// CPU: the peak resident set since the row's reset_peak_memory (Linux's
+// VmHWM after /proc/self/clear_refs; source "rss_peak_since_row_start": the
+// process's whole footprint, data included, at its highest during the row),
+// or, where that reset is refused, the process's lifetime maximum
+// ("process_max_rss", the same figure for every row after the largest).
 int64_t peak_memory_bytes(const torch::Device& device, std::string* source = nullptr);
 // Sets LibTorch's intra-op threads explicitly (builds differ in the default:
 // Debian's 1.13 picks half the cores); 0 = every core. Returns the count.

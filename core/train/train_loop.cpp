@@ -154,7 +154,22 @@ LoopResult run_fine_tuning(SequenceClassifier& model, Loaders loaders,
   for (const auto& s : result.steps)
     if (s.step > options.warmup_steps) timed.push_back(s.step_ms);
   result.step_ms_median = median(timed);
+  result.steady_samples_per_s =
+      steady_throughput(result.steps, options.warmup_steps,
+                        result.rank_train_samples > 0
+                            ? static_cast<double>(result.train_samples) / static_cast<double>(result.rank_train_samples)
+                            : 1);
   return result;
+}
+
+double steady_throughput(const std::vector<StepRecord>& steps, int64_t warmup_steps, double ranks_scale) {
+  double samples = 0, ms = 0;
+  for (const auto& s : steps)
+    if (s.step > warmup_steps) {
+      samples += static_cast<double>(s.samples);
+      ms += s.step_ms + s.wait_ms;
+    }
+  return ms > 0 ? ranks_scale * samples * 1000 / ms : 0;
 }
 
 }  // namespace ftb

@@ -69,9 +69,18 @@ struct LoopResult {
   int64_t rank_train_samples = 0;               // this rank's share
   double loader_wait_s = 0;
   double step_ms_median = 0;  // over steps after warm-up
+  // Post-warm-up samples (all ranks) over post-warm-up time (step + loader
+  // wait): the steady-state throughput (steady_throughput).
+  double steady_samples_per_s = 0;
   PhaseTimes phases;          // this rank's train phases, validation and test
   EvalResult test;
 };
+
+// Steady-state throughput: the samples of the steps after `warmup_steps` over
+// their time, step plus the wait for its batch (a loader that cannot keep up
+// is part of the steady state), times `ranks_scale` (all ranks' samples over
+// this rank's). 0 when no step follows the warm-up.
+double steady_throughput(const std::vector<StepRecord>& steps, int64_t warmup_steps, double ranks_scale = 1);
 
 // Runs the loop; the test pass happens after on_train_end (so a callback can
 // restore the best checkpoint first) and outside the timed region.

@@ -30,7 +30,7 @@
 
 #include "reports/analysis/change_points.h"
 #include "reports/analysis/two_level.h"
-#include "reports/statistics.h"
+#include "reports/analysis/statistics.h"
 
 namespace ftb::stats {
 

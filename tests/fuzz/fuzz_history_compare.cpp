@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text/json_fields.h"
-#include "reports/compare.h"
-#include "reports/history.h"
-#include "reports/regress.h"
+#include "reports/analysis/compare.h"
+#include "reports/analysis/history.h"
+#include "reports/analysis/regress.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,8 +1,8 @@
 // noise.json (read_noise_file), then `regress --noise` with it: the committed
 // report judged against itself with the fuzzed noise floors.
 #include "core/text/json_fields.h"
-#include "reports/noise.h"
-#include "reports/regress.h"
+#include "reports/analysis/noise.h"
+#include "reports/analysis/regress.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

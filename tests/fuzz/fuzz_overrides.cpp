@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!ok) return 0;
   ftb::fuzz::accepts([&] {
     ftb::validate(config);
-    // As report.json is written (reports/report.cpp dump): bytes that are not
+    // As report.json is written (reports/record/report.cpp dump): bytes that are not
     // UTF-8 (a Latin-1 path in model_dir) become U+FFFD instead of throwing.
     ftb::json_text(ftb::to_json(config), 2);
     ftb::config_rows(config);

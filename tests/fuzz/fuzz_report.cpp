@@ -1,7 +1,7 @@
 // The report reader (read_report): JSON, the upgrade of ftbench.report/1,
 // every result and repeat sample, the measurements check; then the steps.csv
 // reader on the same bytes, attached to the accepted report's rows.
-#include "reports/report.h"
+#include "reports/record/report.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,0 +1,592 @@
+#include "reports/analysis/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "core/text/text_format.h"
+#include "reports/analysis/intervals.h"
+#include "core/text/json_text.h"
+
+namespace ftb {
+
+using nlohmann::json;
+
+namespace {
+
+std::string fixed(double v, int digits) {
+  if (!std::isfinite(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::vector<double> metric_samples(const ScenarioResult& r, Metric m) { return metric_values(r.repeats, m); }
+
+bool recorded(const std::vector<double>& v) {
+  return !v.empty() && std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x) && x > 0; });
+}
+
+// Dotted keys of a JSON object, nested objects flattened (arrays are values).
+void flatten(const json& j, const std::string& prefix, std::map<std::string, json>& out) {
+  for (const auto& [key, value] : j.items()) {
+    const std::string path = prefix.empty() ? key : prefix + "." + key;
+    if (value.is_object() && !value.empty())
+      flatten(value, path, out);
+    else
+      out[path] = value;
+  }
+}
+
+bool irrelevant(const std::string& key) {
+  for (const auto& k : kRunIrrelevantConfigKeys)
+    if (key == k || key.rfind(k + ".", 0) == 0) return true;
+  return false;
+}
+
+// "cuda:1" -> "cuda": the kind of device, not which one.
+json device_kind(const json& v) {
+  if (!v.is_string()) return v;
+  const std::string s = v.get<std::string>();
+  return s.substr(0, s.find(':'));
+}
+
+std::string value_text(const json& v) {
+  if (v.is_null()) return "not recorded";
+  if (v.is_string()) return "'" + v.get<std::string>() + "'";
+  if (v.is_number_float()) return shortest_double(v.get<double>());
+  return json_text(v);
+}
+
+// A readable environment value: strings bare, GPU lists as their names.
+json gpu_names(const json& gpus) {
+  if (!gpus.is_array()) return gpus;
+  std::string names;
+  for (const auto& g : gpus) {
+    const std::string name = g.is_object() && g.contains("name") && g["name"].is_string() ? g["name"].get<std::string>() : "?";
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  return names.empty() ? json("none") : json(names);
+}
+
+const json* at_path(const json& j, const std::string& path) {
+  const json* at = &j;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = path.find('.', start);
+    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!at->is_object() || !at->contains(key)) return nullptr;
+    at = &(*at)[key];
+    if (dot == std::string::npos) return at;
+    start = dot + 1;
+  }
+}
+
+struct EnvKey {
+  const char* label;
+  const char* path;
+};
+// In the order a reader scans a machine: accelerators, software stack, CPU, build.
+constexpr EnvKey kEnvironmentKeys[] = {
+    {"GPUs", "gpus"},
+    {"driver", "cuda_driver"},
+    {"CUDA", "libtorch.cuda"},
+    {"cuDNN", "libtorch.cudnn"},
+    {"NCCL", "libtorch.nccl"},
+    {"LibTorch", "libtorch.version"},
+    {"CPU model", "cpu.model"},
+    {"logical cores", "cpu.logical_cores"},
+    {"physical cores", "cpu.physical_cores"},
+    {"available cores", "cpu.available_cores"},
+    {"intra-op threads", "threads.intra_op"},
+    {"inter-op threads", "threads.inter_op"},
+    {"memory bytes", "memory_bytes"},
+    {"fp32 matmul peak TFLOP/s (measured)", "peak_matmul_tflops.by_precision.fp32"},
+    {"bf16 matmul peak TFLOP/s (measured)", "peak_matmul_tflops.by_precision.bf16"},
+    {"fp16 matmul peak TFLOP/s (measured)", "peak_matmul_tflops.by_precision.fp16"},
+    {"GPU max SM clock MHz / power limit W (NVML)", "nvml.gpus"},
+    {"BLAS", "blas"},
+    {"compiler", "compiler"},
+    {"build type", "build_type"},
+    {"git commit", "git_commit"},
+    {"git tree (dirty?)", "git_tree"},
+    {"host", "host"},
+    {"OS", "os"},
+    {"distro", "distro"},
+};
+
+json interval_json(const stats::Interval& i) { return to_json(i); }
+
+// NVML's GPUs as "1980/700, 1980/700" (max SM clock / power limit), what a
+// throttled or capped card differs in.
+json clocks_and_power(const json& gpus) {
+  if (!gpus.is_array()) return gpus;
+  std::string out;
+  for (const auto& g : gpus) {
+    const json* clock = at_path(g, "clocks_max_mhz.sm");
+    const json* power = at_path(g, "power_limit_w");
+    out += (out.empty() ? "" : ", ") + (clock && !clock->is_null() ? json_text(*clock) : std::string("?")) + "/" +
+           (power && !power->is_null() ? json_text(*power) : std::string("?"));
+  }
+  return out.empty() ? json(nullptr) : json(out);
+}
+
+// " (host vm, 2026-11-30T22:00:29Z, commit 30d3ca349ff8)" from the environment.
+std::string run_summary(const json& env) {
+  const std::pair<const char*, const char*> parts[] = {{"host", "host "}, {"timestamp", ""}, {"git_commit", "commit "}};
+  std::string s;
+  for (const auto& [key, label] : parts) {
+    const json* v = at_path(env, key);
+    if (v && v->is_string()) s += (s.empty() ? "" : ", ") + std::string(label) + v->get<std::string>();
+  }
+  return s.empty() ? "" : " (" + s + ")";
+}
+
+std::string ratio_text(const MetricComparison& m) {
+  if (m.verdict == Verdict::not_recorded) return "-";
+  return format_interval(m.ratio, "%.3f", "x");
+}
+
+Verdict verdict_of(stats::RunVerdict v) {
+  switch (v) {
+    case stats::RunVerdict::faster: return Verdict::faster;
+    case stats::RunVerdict::slower: return Verdict::slower;
+    case stats::RunVerdict::same: return Verdict::same;
+    case stats::RunVerdict::cannot_tell: return Verdict::cannot_tell;
+  }
+  return Verdict::cannot_tell;
+}
+
+stats::Interval ratio_from(const stats::LevelDifference& d, const std::vector<double>& a, const std::vector<double>& b) {
+  stats::Interval r;
+  r.estimate = std::exp(d.diff);
+  r.n = std::min(d.runs_a, d.runs_b);
+  // min/max: the most extreme single-run ratios.
+  r.min = std::exp(*std::min_element(b.begin(), b.end()) - *std::max_element(a.begin(), a.end()));
+  r.max = std::exp(*std::max_element(b.begin(), b.end()) - *std::min_element(a.begin(), a.end()));
+  if (d.basis == stats::NoiseBasis::none || !std::isfinite(d.low)) {
+    r.low = r.high = r.estimate;
+    r.coverage = std::numeric_limits<double>::quiet_NaN();
+    return r;
+  }
+  r.low = std::exp(d.low);
+  r.high = std::exp(d.high);
+  r.coverage = d.level;
+  r.method = stats::IntervalMethod::t_over_runs;
+  r.n = std::max(2, d.runs_a + d.runs_b);  // an interval exists: the formatter shows it
+  return r;
+}
+
+std::string status_text(const ScenarioComparison& s, bool reference) {
+  if (!(reference ? s.in_reference : s.in_other)) return "not run";
+  return to_string(reference ? s.reference_status : s.other_status);
+}
+
+// "A skipped: needs CUDA; B failed: ..." for rows without a ratio.
+std::string status_notes(const ScenarioComparison& s) {
+  if (s.in_reference && s.in_other && s.reference_status == s.other_status && s.reference_reason == s.other_reason &&
+      s.reference_status != Status::ok)
+    return "no ratio; both " + to_string(s.reference_status) + (s.reference_reason.empty() ? "" : ": " + s.reference_reason);
+  std::string notes;
+  for (const bool reference : {true, false}) {
+    const bool in = reference ? s.in_reference : s.in_other;
+    const Status st = reference ? s.reference_status : s.other_status;
+    if (!in || st == Status::ok) continue;
+    const std::string& why = reference ? s.reference_reason : s.other_reason;
+    notes += std::string(notes.empty() ? "" : "; ") + (reference ? "A " : "B ") + to_string(st) +
+             (why.empty() ? "" : ": " + why);
+  }
+  return notes.empty() ? "no ratio" : "no ratio; " + notes;
+}
+
+json side_json(const ScenarioComparison& s, bool reference) {
+  const bool in = reference ? s.in_reference : s.in_other;
+  if (!in) return nullptr;
+  return {{"status", to_string(reference ? s.reference_status : s.other_status)},
+          {"reason", reference ? s.reference_reason : s.other_reason}};
+}
+
+}  // namespace
+
+const std::vector<std::string> kRunIrrelevantConfigKeys = {
+    "out", "repeats", "scenarios", "model_dir", "data", "vocab", "workload.prep_time_s", "workload.model_dir"};
+
+std::string describe(const CompareRule& rule) {
+  char buf[1200];
+  std::snprintf(buf, sizeof buf,
+                "The run is the unit. Each run's level is the median over its repeats (samples/s end to end, and "
+                "steady-state samples/s); ratio = B / A of the geometric means of the runs' levels, with a %.0f %% "
+                "t interval over runs (the run-to-run noise from the runs themselves, pooled over both sides, "
+                "and/or --noise from `ftbench calibrate`). With one run a side and no noise file nothing estimates "
+                "that noise (repeats inside one process share its luck): the ratio is shown and the verdict is "
+                "\"cannot tell\"; add runs (--a R1 R2 ... --b S1 S2 ...) or --noise. B is faster (slower) when "
+                "Holm's procedure over every row of the comparison at %.2f rejects \"same\" and the ratio is at "
+                "least %.2f (at most %.2f); otherwise same within noise.",
+                100 * rule.level, rule.family_alpha, 1 + rule.min_effect, 1 - rule.min_effect);
+  return buf;
+}
+
+std::string to_string(Verdict v) {
+  switch (v) {
+    case Verdict::faster: return "faster";
+    case Verdict::slower: return "slower";
+    case Verdict::same: return "same within noise";
+    case Verdict::cannot_tell: return "cannot tell";
+    case Verdict::not_recorded: return "not recorded";
+  }
+  return "?";
+}
+
+std::string Side::label() const {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+MetricComparison compare_metric(Metric metric, const std::vector<std::vector<double>>& reference,
+                                const std::vector<std::vector<double>>& other, const NoiseEstimate* noise,
+                                const CompareRule& rule) {
+  MetricComparison c;
+  c.metric = metric;
+  std::vector<double> a, b;
+  for (const auto& run : reference)
+    if (recorded(run)) {
+      a.push_back(stats::run_level(run));
+      c.reference_repeats += static_cast<int>(run.size());
+    }
+  for (const auto& run : other)
+    if (recorded(run)) {
+      b.push_back(stats::run_level(run));
+      c.other_repeats += static_cast<int>(run.size());
+    }
+  if (a.empty() || b.empty()) return c;  // not_recorded
+  c.reference_runs = static_cast<int>(a.size());
+  c.other_runs = static_cast<int>(b.size());
+  c.reference = std::exp(stats::mean(a));
+  c.other = std::exp(stats::mean(b));
+  std::optional<stats::KnownNoise> known;
+  if (noise && noise->run_cv > 0) known = known_noise(*noise);
+  c.levels = stats::compare_levels(a, b, known, rule.level);
+  c.ratio = ratio_from(c.levels, a, b);
+  c.verdict = Verdict::cannot_tell;  // until compare_reports' Holm step
+  return c;
+}
+
+ConfigCheck check_configs(const json& reference, const json& other) {
+  std::map<std::string, json> a, b;
+  flatten(reference, "", a);
+  flatten(other, "", b);
+  ConfigCheck check;
+  for (const auto& [key, va] : a) {
+    if (irrelevant(key)) continue;
+    auto it = b.find(key);
+    if (it == b.end()) {
+      check.only_one.push_back({key, va, nullptr});
+      continue;
+    }
+    const json& vb = it->second;
+    const bool same = key == "device" ? device_kind(va) == device_kind(vb) : va == vb;  // 32.0 == 32 in nlohmann
+    if (!same) check.differences.push_back({key, va, vb});
+  }
+  for (const auto& [key, vb] : b)
+    if (!irrelevant(key) && !a.count(key)) check.only_one.push_back({key, nullptr, vb});
+  // The preset first: it explains most of the others.
+  std::stable_partition(check.differences.begin(), check.differences.end(),
+                        [](const KeyDifference& d) { return d.key == "preset"; });
+  return check;
+}
+
+std::string describe(const KeyDifference& d) {
+  return d.key + " (" + value_text(d.reference) + " vs " + value_text(d.other) + ")";
+}
+
+EnvironmentDiff diff_environments(const json& reference, const json& other) {
+  EnvironmentDiff diff;
+  for (const auto& k : kEnvironmentKeys) {
+    const json* a = at_path(reference, k.path);
+    const json* b = at_path(other, k.path);
+    json va = a ? *a : json(nullptr), vb = b ? *b : json(nullptr);
+    if (std::string(k.path) == "gpus") {
+      va = gpu_names(va);
+      vb = gpu_names(vb);
+    }
+    if (std::string(k.path) == "nvml.gpus") {
+      va = clocks_and_power(va);
+      vb = clocks_and_power(vb);
+    }
+    if (va.is_null() && vb.is_null())
+      diff.unrecorded.push_back(k.label);
+    else if (va == vb)
+      diff.same.push_back(k.label);
+    else
+      diff.differences.push_back({k.label, va, vb});
+  }
+  return diff;
+}
+
+PairComparison compare_reports(const Side& reference, const Side& other, const CompareRule& rule,
+                               const NoiseFile* noise) {
+  PairComparison p;
+  p.reference_name = reference.label();
+  p.other_name = other.label();
+  p.reference_runs = static_cast<int>(reference.runs.size());
+  p.other_runs = static_cast<int>(other.runs.size());
+  const Report& a0 = reference.runs.front();
+  const Report& b0 = other.runs.front();
+  p.reference_run = a0.environment;
+  p.other_run = b0.environment;
+  p.config = check_configs(a0.config, b0.config);
+  p.environment = diff_environments(a0.environment, b0.environment);
+
+  std::vector<std::string> names;
+  for (const auto* side : {&reference, &other})
+    for (const auto& run : side->runs)
+      for (const auto& r : run.results)
+        if (std::find(names.begin(), names.end(), r.scenario) == names.end()) names.push_back(r.scenario);
+
+  // A side's status for a scenario: ok when ok in every run of it.
+  auto side_rows = [](const Side& side, const std::string& name) {
+    std::vector<const ScenarioResult*> rows;
+    for (const auto& run : side.runs) rows.push_back(find_result(run, name));
+    return rows;
+  };
+  for (const auto& name : names) {
+    ScenarioComparison s;
+    s.scenario = name;
+    const auto ra = side_rows(reference, name), rb = side_rows(other, name);
+    bool all_ok = true;
+    for (const auto* rows : {&ra, &rb}) {
+      const bool is_ref = rows == &ra;
+      bool in = false;
+      Status st = Status::ok;
+      std::string why;
+      for (const auto* r : *rows) {
+        if (!r) {
+          all_ok = false;
+          continue;
+        }
+        in = true;
+        if (r->status != Status::ok && st == Status::ok) {
+          st = r->status;
+          why = r->reason;
+        }
+      }
+      if (!in || st != Status::ok) all_ok = false;
+      (is_ref ? s.in_reference : s.in_other) = in;
+      (is_ref ? s.reference_status : s.other_status) = st;
+      (is_ref ? s.reference_reason : s.other_reason) = why;
+    }
+    if (all_ok) {
+      const ScenarioResult* a = ra.front();
+      const ScenarioResult* b = rb.front();
+      if (a->world_size != b->world_size)
+        s.notes.push_back("world_size " + std::to_string(a->world_size) + " vs " + std::to_string(b->world_size));
+      if (a->precision != b->precision)
+        s.notes.push_back("precision " + to_string(a->precision) + " vs " + to_string(b->precision));
+      if (device_kind(a->device) != device_kind(b->device)) s.notes.push_back("device " + a->device + " vs " + b->device);
+      if (!a->optimizer.empty() && !b->optimizer.empty() && a->optimizer != b->optimizer)
+        s.notes.push_back("optimizer " + a->optimizer + " vs " + b->optimizer);
+      for (Metric metric : kMetrics) {
+        std::vector<std::vector<double>> va, vb;
+        for (const auto* r : ra) va.push_back(metric_samples(*r, metric));
+        for (const auto* r : rb) vb.push_back(metric_samples(*r, metric));
+        s.metrics.push_back(compare_metric(metric, va, vb, noise ? find_noise(*noise, name, metric) : nullptr, rule));
+      }
+    }
+    p.scenarios.push_back(std::move(s));
+  }
+  // Holm over every row of this comparison.
+  std::vector<stats::LevelDifference> diffs;
+  std::vector<MetricComparison*> rows;
+  for (auto& s : p.scenarios)
+    for (auto& m : s.metrics)
+      if (m.reference_runs > 0) {
+        diffs.push_back(m.levels);
+        rows.push_back(&m);
+      }
+  const auto verdicts = stats::run_verdicts(diffs, rule.family_alpha, rule.min_effect);
+  for (size_t i = 0; i < rows.size(); ++i) rows[i]->verdict = verdict_of(verdicts[i]);
+
+  // Geometric means: per run, over the scenarios both sides ran ok in every run.
+  for (Metric metric : kMetrics) {
+    GeoMean g;
+    g.metric = metric;
+    for (const auto& s : p.scenarios)
+      for (const auto& m : s.metrics)
+        if (m.metric == metric && m.reference_runs == p.reference_runs && m.other_runs == p.other_runs)
+          g.scenarios.push_back(s.scenario);
+    if (g.scenarios.empty()) {
+      g.note = "no scenario ran ok in both with this metric recorded";
+      g.ratio.estimate = g.ratio.low = g.ratio.high = std::numeric_limits<double>::quiet_NaN();
+      p.geomeans.push_back(std::move(g));
+      continue;
+    }
+    auto run_means = [&](const Side& side) {
+      std::vector<double> out;
+      for (const auto& run : side.runs) {
+        double sum = 0;
+        for (const auto& name : g.scenarios) sum += stats::run_level(metric_samples(*find_result(run, name), metric));
+        out.push_back(sum / static_cast<double>(g.scenarios.size()));
+      }
+      return out;
+    };
+    const auto a = run_means(reference), b = run_means(other);
+    g.levels = stats::compare_levels(a, b, std::nullopt, rule.level);
+    g.ratio = ratio_from(g.levels, a, b);
+    if (g.levels.basis == stats::NoiseBasis::none)
+      g.note = "one run a side: no interval (add runs to see how far a second run would move it)";
+    p.geomeans.push_back(std::move(g));
+  }
+  return p;
+}
+
+std::string compare_markdown(const std::vector<PairComparison>& pairs, const CompareRule& rule, bool forced) {
+  std::string out = "# ftbench compare\n\n";
+  if (pairs.empty()) return out;
+  out += "Reference (A): `" + pairs.front().reference_name + "`" + run_summary(pairs.front().reference_run) +
+         (pairs.front().reference_runs > 1 ? ", " + std::to_string(pairs.front().reference_runs) + " runs" : "") +
+         "\n\n";
+  out += "Rule: " + describe(rule) + "\n";
+  for (const auto& p : pairs) {
+    out += "\n## B = `" + p.other_name + "` vs A\n\n";
+    out += "B:" + run_summary(p.other_run) + (p.other_runs > 1 ? ", " + std::to_string(p.other_runs) + " runs" : "") +
+           "\n\n";
+    if (!p.config.differences.empty()) {
+      out += std::string(forced ? "**Configs differ (compared anyway: --force):** " : "**Configs differ:** ");
+      for (size_t i = 0; i < p.config.differences.size(); ++i)
+        out += (i ? ", " : "") + describe(p.config.differences[i]);
+      out += ".\n\n";
+    } else {
+      out += "Configs: the same in every run-relevant key.";
+      out += " Not compared (run-irrelevant): ";
+      for (size_t i = 0; i < kRunIrrelevantConfigKeys.size(); ++i) out += (i ? ", " : "") + kRunIrrelevantConfigKeys[i];
+      out += "; config.device without its index.\n\n";
+    }
+    if (!p.config.only_one.empty()) {
+      out += "Recorded in one report only (an older or newer ftbench; not compared): ";
+      for (size_t i = 0; i < p.config.only_one.size(); ++i) {
+        const auto& d = p.config.only_one[i];
+        out += (i ? ", " : "") + d.key + " (" + (d.reference.is_null() ? "B: " + value_text(d.other) : "A: " + value_text(d.reference)) + ")";
+      }
+      out += ".\n\n";
+    }
+    std::vector<std::vector<std::string>> rows{{"scenario", "A samples/s", "B samples/s", "B/A samples/s [95 % over runs]",
+                                                "verdict", "B/A steady [95 % over runs]", "verdict", "notes"}};
+    for (const auto& s : p.scenarios) {
+      if (!s.both_ok()) {
+        rows.push_back({s.scenario, status_text(s, true), status_text(s, false), "-", "-", "-", "-", status_notes(s)});
+        continue;
+      }
+      const auto& t = s.metrics[0];
+      const auto& st = s.metrics[1];
+      std::string notes;
+      for (size_t i = 0; i < s.notes.size(); ++i) notes += (i ? "; " : "") + s.notes[i];
+      auto side = [](double v, int runs, int repeats) {
+        return fixed(v, 1) + " (" + std::to_string(runs) + (runs == 1 ? " run" : " runs") + ", n=" +
+               std::to_string(repeats) + ")";
+      };
+      rows.push_back({s.scenario, side(t.reference, t.reference_runs, t.reference_repeats),
+                      side(t.other, t.other_runs, t.other_repeats), ratio_text(t), to_string(t.verdict), ratio_text(st),
+                      to_string(st.verdict), notes});
+    }
+    out += format_table(rows, {false, true, true, true, false, true, false, false}, TableStyle::markdown);
+    out += "\n";
+    for (const auto& g : p.geomeans) {
+      const std::string what = g.metric == Metric::train_samples_per_s ? "samples/s" : "steady samples/s";
+      out += "Geometric mean of B/A " + what + " over " + std::to_string(g.scenarios.size()) +
+             " scenario(s) ok in every run of both (per run, then over runs): ";
+      out += g.scenarios.empty() ? "-" : format_interval(g.ratio, "%.3f", "x");
+      if (!g.note.empty()) out += " (" + g.note + ")";
+      out += ".\n";
+    }
+    if (p.environment.differences.empty()) {
+      out += "\nEnvironment: no difference in the keys compared.\n";
+    } else {
+      out += "\nEnvironment, what differs:\n\n";
+      for (const auto& d : p.environment.differences)
+        out += "- " + d.key + ": A " + value_text(d.reference) + ", B " + value_text(d.other) + "\n";
+    }
+    out += "\nThe same in both: ";
+    for (size_t i = 0; i < p.environment.same.size(); ++i) out += (i ? ", " : "") + p.environment.same[i];
+    out += ".\n";
+    if (!p.environment.unrecorded.empty()) {
+      out += "Recorded in neither: ";
+      for (size_t i = 0; i < p.environment.unrecorded.size(); ++i) out += (i ? ", " : "") + p.environment.unrecorded[i];
+      out += ".\n";
+    }
+  }
+  return out;
+}
+
+json compare_to_json(const std::vector<PairComparison>& pairs, const CompareRule& rule, bool forced) {
+  json comparisons = json::array();
+  for (const auto& p : pairs) {
+    auto diffs = [](const std::vector<KeyDifference>& v) {
+      json a = json::array();
+      for (const auto& d : v) a.push_back({{"key", d.key}, {"reference", d.reference}, {"other", d.other}});
+      return a;
+    };
+    json scenarios = json::array();
+    for (const auto& s : p.scenarios) {
+      json metrics = json::object();
+      for (const auto& m : s.metrics) {
+        json j = {{"verdict", to_string(m.verdict)}};
+        if (m.verdict != Verdict::not_recorded) {
+          j["ratio"] = interval_json(m.ratio);
+          j["reference_level"] = m.reference;
+          j["other_level"] = m.other;
+          j["reference_runs"] = m.reference_runs;
+          j["other_runs"] = m.other_runs;
+          j["reference_repeats"] = m.reference_repeats;
+          j["other_repeats"] = m.other_repeats;
+          j["test"] = {{"basis", stats::to_string(m.levels.basis)},
+                       {"df", m.levels.df},
+                       {"log_ratio", m.levels.diff},
+                       {"se", std::isfinite(m.levels.se) ? json(m.levels.se) : json(nullptr)},
+                       {"p_two_sided", std::isfinite(m.levels.p_two_sided()) ? json(m.levels.p_two_sided())
+                                                                            : json(nullptr)}};
+        }
+        metrics[to_string(m.metric)] = std::move(j);
+      }
+      scenarios.push_back({{"scenario", s.scenario},
+                           {"reference", side_json(s, true)},
+                           {"other", side_json(s, false)},
+                           {"compared", s.both_ok()},
+                           {"notes", s.notes},
+                           {"metrics", std::move(metrics)}});
+    }
+    json geomeans = json::object();
+    for (const auto& g : p.geomeans)
+      geomeans[to_string(g.metric)] = {{"ratio", g.scenarios.empty() ? json(nullptr) : interval_json(g.ratio)},
+                                       {"scenarios", g.scenarios},
+                                       {"note", g.note}};
+    comparisons.push_back({{"reference", p.reference_name},
+                           {"other", p.other_name},
+                           {"reference_runs", p.reference_runs},
+                           {"other_runs", p.other_runs},
+                           {"config",
+                            {{"comparable", p.config.comparable()},
+                             {"differences", diffs(p.config.differences)},
+                             {"recorded_in_one_only", diffs(p.config.only_one)}}},
+                           {"scenarios", std::move(scenarios)},
+                           {"geometric_mean", std::move(geomeans)},
+                           {"environment",
+                            {{"differences", diffs(p.environment.differences)},
+                             {"same", p.environment.same},
+                             {"recorded_in_neither", p.environment.unrecorded}}}});
+  }
+  return {{"schema", "ftbench.compare/2"},
+          {"reference", pairs.empty() ? json(nullptr) : json(pairs.front().reference_name)},
+          {"rule",
+           {{"text", describe(rule)},
+            {"level", rule.level},
+            {"family_alpha", rule.family_alpha},
+            {"min_effect", rule.min_effect},
+            {"ratio", "other / reference; > 1 = other faster"}}},
+          {"run_irrelevant_config_keys", kRunIrrelevantConfigKeys},
+          {"forced", forced},
+          {"comparisons", std::move(comparisons)}};
+}
+
+}  // namespace ftb

@@ -1,0 +1,135 @@
+// Machines or builds side by side. The run is the unit: each side is one or
+// more runs (processes, nights, machines) of the same configuration, and a
+// ratio's interval is a t interval over runs (reports/analysis/two_level.h):
+// the run-to-run noise comes from the runs themselves (two or more on a side)
+// and/or a calibrate noise file. One run a side and no noise file: the ratio
+// is shown and the verdict is "cannot tell", because repeats inside one
+// process share its luck and a second process can erase what they show.
+// Verdicts over all rows of one comparison are held to a family-wise error
+// by Holm's procedure. Pure functions of the reports; bench/cmd_compare.cpp
+// prints and writes what they return.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reports/analysis/two_level.h"
+#include "reports/analysis/metrics.h"
+#include "reports/analysis/noise.h"
+#include "reports/record/report.h"
+#include "reports/analysis/statistics.h"
+
+namespace ftb {
+
+// When B is called faster or slower than A (the output states it).
+struct CompareRule {
+  double level = 0.95;         // t interval of the ratio over runs
+  double family_alpha = 0.05;  // Holm over every row (scenario x metric) of one comparison, two-sided
+  double min_effect = 0.02;    // ratio >= 1 + min_effect (faster) or <= 1 - min_effect (slower)
+};
+std::string describe(const CompareRule& rule);  // one paragraph
+
+enum class Verdict { faster, slower, same, cannot_tell, not_recorded };
+std::string to_string(Verdict v);  // "faster", "slower", "same within noise", "cannot tell", "not recorded"
+
+// The metrics compared (reports/analysis/metrics.h names them).
+inline constexpr Metric kMetrics[] = {Metric::train_samples_per_s, Metric::steady_samples_per_s};
+
+struct MetricComparison {
+  Metric metric = Metric::train_samples_per_s;
+  Verdict verdict = Verdict::not_recorded;
+  stats::Interval ratio;           // exp(mean level B - mean level A), t interval over runs; > 1 = B faster
+  stats::LevelDifference levels;   // the test behind it
+  double reference = 0, other = 0; // geometric means of the runs' medians
+  int reference_runs = 0, other_runs = 0, reference_repeats = 0, other_repeats = 0;
+};
+
+// B's runs against A's runs for one metric (each run its repeats). Verdict
+// left for the caller's Holm step (compare_reports); not_recorded when a side
+// has no run with every value positive (v1 reports have no steady samples).
+MetricComparison compare_metric(Metric metric, const std::vector<std::vector<double>>& reference,
+                                const std::vector<std::vector<double>>& other, const NoiseEstimate* noise,
+                                const CompareRule& rule);
+
+struct ScenarioComparison {
+  std::string scenario;
+  bool in_reference = false, in_other = false;
+  Status reference_status = Status::ok, other_status = Status::ok;
+  std::string reference_reason, other_reason;
+  std::vector<std::string> notes;         // rows that ran differently: "world_size 2 vs 4", ...
+  std::vector<MetricComparison> metrics;  // one per kMetrics when both are ok, else empty
+  bool both_ok() const { return !metrics.empty(); }
+};
+
+struct GeoMean {
+  Metric metric = Metric::train_samples_per_s;
+  stats::Interval ratio;                // per run the geometric mean over the scenarios, then B / A over runs
+  stats::LevelDifference levels;
+  std::vector<std::string> scenarios;   // the ones in it (ok in every run of both sides)
+  std::string note;                     // why there is no interval (or no mean), else empty
+};
+
+// One config key that differs, or that only one report records.
+struct KeyDifference {
+  std::string key;  // dotted path: "max_steps", "workload.train_examples"
+  nlohmann::json reference, other;  // null when absent from that side
+};
+
+struct ConfigCheck {
+  std::vector<KeyDifference> differences;  // run-relevant keys both record, with different values
+  std::vector<KeyDifference> only_one;     // keys one report does not record (an older ftbench): not compared
+  bool comparable() const { return differences.empty(); }
+};
+
+// Keys that do not change what a row measures, so reports that differ in them
+// are comparable: where the files went (out), how many repeats and which rows
+// ran (repeats, scenarios: compare takes the rows both have, and the
+// statistics account for n), input paths (model_dir, data, vocab: what was
+// loaded is compared through workload.*), the time data preparation took
+// (workload.prep_time_s) and the device index (config.device is compared as
+// cpu / cuda / auto: cuda:0 and cuda:1 are the same kind of device).
+extern const std::vector<std::string> kRunIrrelevantConfigKeys;
+ConfigCheck check_configs(const nlohmann::json& reference, const nlohmann::json& other);
+std::string describe(const KeyDifference& d);  // "preset ('smoke' vs 'mfu')"
+
+struct EnvironmentDiff {
+  std::vector<KeyDifference> differences;  // keys of the list below whose values differ
+  std::vector<std::string> same;           // labels of those that agree
+  std::vector<std::string> unrecorded;     // labels neither report records
+};
+// GPU names, driver, GPU clocks and power limits (NVML, where recorded),
+// CUDA, cuDNN, NCCL, LibTorch, CPU model and cores, threads, compiler, build
+// type, git commit and tree state (dirty), host, OS, BLAS, memory, and the
+// measured matmul peaks (fp32, bf16, fp16: what the machine really delivers).
+// Absent keys read as "not recorded".
+EnvironmentDiff diff_environments(const nlohmann::json& reference, const nlohmann::json& other);
+
+struct PairComparison {
+  std::string reference_name, other_name;  // as given on the command line (a side of several runs: "r1, r2, r3")
+  int reference_runs = 1, other_runs = 1;
+  nlohmann::json reference_run, other_run;  // the first run's environment of each side (host, timestamp, commit)
+  ConfigCheck config;
+  EnvironmentDiff environment;
+  std::vector<ScenarioComparison> scenarios;  // reference's order, then rows only the other has
+  std::vector<GeoMean> geomeans;              // one per kMetrics
+};
+
+// One side: its runs (reports of one configuration) and how they were named.
+struct Side {
+  std::vector<Report> runs;
+  std::vector<std::string> names;
+  std::string label() const;  // the names joined
+};
+PairComparison compare_reports(const Side& reference, const Side& other, const CompareRule& rule = {},
+                               const NoiseFile* noise = nullptr);
+
+// Markdown for the console and compare.md; `forced`: the configs differed and
+// --force compared anyway (the differences are printed at the top).
+std::string compare_markdown(const std::vector<PairComparison>& pairs, const CompareRule& rule, bool forced);
+// compare.json: everything above, machine-readable ("schema": "ftbench.compare/1").
+nlohmann::json compare_to_json(const std::vector<PairComparison>& pairs, const CompareRule& rule, bool forced);
+
+}  // namespace ftb

@@ -1,0 +1,457 @@
+#include "reports/analysis/history.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <stdexcept>
+
+#include <unistd.h>
+
+#include "core/text/errors.h"
+#include "core/text/json_fields.h"
+#include "core/text/json_text.h"
+
+namespace ftb {
+
+using nlohmann::json;
+
+namespace {
+
+std::string fnv1a64_hex(const std::string& bytes) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+// A SQLite failure: a file that is not a database (or is damaged, or cannot
+// be opened or written) is bad input, exit 2; anything else exit 1.
+[[noreturn]] void sqlite_fail(sqlite3* db, const std::string& path, const std::string& doing) {
+  const int code = db ? sqlite3_errcode(db) : SQLITE_CANTOPEN;
+  const std::string what = doing + ": " + (db ? sqlite3_errmsg(db) : "cannot open");
+  switch (code & 0xff) {
+    case SQLITE_NOTADB: input_error(path, "not a history file (SQLite: file is not a database)");
+    case SQLITE_CORRUPT:
+    case SQLITE_CANTOPEN:
+    case SQLITE_READONLY:
+    case SQLITE_PERM: input_error(path, what);
+    default: throw std::runtime_error(path + ": " + what);
+  }
+}
+
+// One prepared statement; columns and parameters 1-based as SQLite's own
+// bind_* (0-based for column_*).
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& path, const char* sql) : db_(db), path_(path) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) sqlite_fail(db, path, "prepare");
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int i, const std::string& v) {
+    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& bind(int i, int64_t v) {
+    sqlite3_bind_int64(stmt_, i, v);
+    return *this;
+  }
+  Statement& bind(int i, double v) {
+    sqlite3_bind_double(stmt_, i, v);
+    return *this;
+  }
+  // true while there is a row
+  bool step() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    sqlite_fail(db_, path_, "query");
+  }
+  std::string text(int c) const {
+    const auto* p = sqlite3_column_text(stmt_, c);
+    return p ? reinterpret_cast<const char*>(p) : "";
+  }
+  int64_t integer(int c) const { return sqlite3_column_int64(stmt_, c); }
+  double number(int c) const { return sqlite3_column_double(stmt_, c); }
+
+ private:
+  sqlite3* db_;
+  const std::string& path_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+void exec(sqlite3* db, const std::string& path, const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    sqlite3_free(err);
+    sqlite_fail(db, path, std::string("exec ") + std::string(sql).substr(0, 40));
+  }
+}
+
+// BEGIN IMMEDIATE ... COMMIT; rolls back when left by an exception.
+class Transaction {
+ public:
+  Transaction(sqlite3* db, const std::string& path) : db_(db), path_(path) { exec(db, path, "BEGIN IMMEDIATE"); }
+  ~Transaction() {
+    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  void commit() {
+    exec(db_, path_, "COMMIT");
+    done_ = true;
+  }
+
+ private:
+  sqlite3* db_;
+  const std::string& path_;
+  bool done_ = false;
+};
+
+// Switching a file to WAL needs it alone for a moment, and SQLite does not
+// wait on the busy handler for that: two `history add` opening a new file at
+// once see "database is locked" (cli.history_concurrent_adds caught it).
+// Retried for up to the busy timeout; a file already in WAL mode stays so.
+void use_wal(sqlite3* db, const std::string& path) {
+  for (int attempt = 0;; ++attempt) {
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode=WAL", -1, &stmt, nullptr);
+    std::string mode;
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_step(stmt);
+      if (rc == SQLITE_ROW) {
+        const auto* text = sqlite3_column_text(stmt, 0);
+        mode = text ? reinterpret_cast<const char*>(text) : "";
+        rc = SQLITE_OK;
+      }
+    }
+    sqlite3_finalize(stmt);
+    if (rc == SQLITE_OK && mode == "wal") return;
+    const bool busy = rc == SQLITE_OK || (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+    if (!busy) sqlite_fail(db, path, "PRAGMA journal_mode=WAL");
+    if (attempt >= 3000) throw std::runtime_error(path + ": could not switch the history to WAL mode: locked for 30 s");
+    usleep(10000);
+  }
+}
+
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  report_hash TEXT NOT NULL UNIQUE,
+  machine TEXT NOT NULL,
+  preset TEXT NOT NULL,
+  config_hash TEXT NOT NULL,
+  git_commit TEXT NOT NULL,
+  time TEXT NOT NULL,
+  source TEXT NOT NULL,
+  added_at TEXT NOT NULL,
+  report_json TEXT NOT NULL
+);
+CREATE INDEX runs_series ON runs (machine, preset, config_hash, time);
+CREATE TABLE repeats (
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  scenario TEXT NOT NULL,
+  repeat INTEGER NOT NULL,
+  train_samples_per_s REAL NOT NULL,
+  steady_samples_per_s REAL NOT NULL,
+  wall_time_s REAL NOT NULL,
+  step_ms_median REAL NOT NULL,
+  test_acc REAL NOT NULL,
+  peak_bytes INTEGER NOT NULL,
+  PRIMARY KEY (run_id, scenario, repeat)
+);
+CREATE INDEX repeats_scenario ON repeats (scenario);
+CREATE VIEW history AS
+  SELECT r.machine, r.preset, r.config_hash, r.git_commit, r.time, s.*
+  FROM repeats s JOIN runs r ON r.id = s.run_id;
+)sql";
+
+constexpr const char* kRunColumns = "id, report_hash, machine, preset, config_hash, git_commit, time, source";
+
+HistoryRun run_from(const Statement& s) {
+  HistoryRun r;
+  r.id = s.integer(0);
+  r.report_hash = s.text(1);
+  r.machine = s.text(2);
+  r.preset = s.text(3);
+  r.config_hash = s.text(4);
+  r.git_commit = s.text(5);
+  r.time = s.text(6);
+  r.source = s.text(7);
+  return r;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+bool is_bad(double v) { return !std::isfinite(v) || v < 0; }
+
+}  // namespace
+
+std::string machine_key(const json& environment) {
+  JsonFields env(environment, "environment");
+  std::string key = env.string("host") + " | " + env.object("cpu").string("model");
+  // GPU names with counts, in first-seen order: "2x NVIDIA H200".
+  if (env.has("gpus") && env.at("gpus").is_array() && !env.at("gpus").empty()) {
+    std::vector<std::pair<std::string, int>> names;
+    for (const auto& g : env.at("gpus")) {
+      const std::string name = g.is_object() && g.contains("name") && g["name"].is_string() ? g["name"].get<std::string>() : "?";
+      auto it = std::find_if(names.begin(), names.end(), [&](const auto& p) { return p.first == name; });
+      if (it == names.end()) names.push_back({name, 1});
+      else ++it->second;
+    }
+    key += " |";
+    for (size_t i = 0; i < names.size(); ++i)
+      key += (i ? ", " : " ") + (names[i].second > 1 ? std::to_string(names[i].second) + "x " : "") + names[i].first;
+  }
+  return key;
+}
+
+const std::vector<std::string>& config_keys_ignored() {
+  static const std::vector<std::string> keys = {"out", "repeats", "scenarios", "workload.prep_time_s"};
+  return keys;
+}
+
+json hashed_config(const json& config) {
+  json c = config;
+  for (const auto& key : config_keys_ignored()) {
+    json* parent = &c;
+    std::string rest = key;
+    for (size_t dot; (dot = rest.find('.')) != std::string::npos; rest = rest.substr(dot + 1)) {
+      const std::string head = rest.substr(0, dot);
+      if (!parent->is_object() || !parent->contains(head)) {
+        parent = nullptr;
+        break;
+      }
+      parent = &(*parent)[head];
+    }
+    if (parent && parent->is_object()) parent->erase(rest);
+  }
+  return c;
+}
+
+std::string config_hash(const json& config) { return fnv1a64_hex(json_text(hashed_config(config))); }
+
+std::string report_hash(const json& report_json) { return fnv1a64_hex(json_text(report_json)); }
+
+RunKey run_key(const Report& report, const std::string& where, const std::string& machine) {
+  try {
+    RunKey k;
+    k.machine = machine.empty() ? machine_key(report.environment) : machine;
+    k.preset = JsonFields(report.config, "config").string("preset");
+    k.config_hash = config_hash(report.config);
+    return k;
+  } catch (const InputError& e) {
+    input_error(where, e.what());
+  }
+}
+
+void check_measurements(const Report& report, const std::string& where) {
+  for (size_t i = 0; i < report.results.size(); ++i) {
+    const auto& r = report.results[i];
+    if (r.status != Status::ok) continue;
+    for (size_t k = 0; k < r.repeats.size(); ++k)
+      for (Metric m : all_metrics()) {
+        const double v = metric_value(r.repeats[k], m);
+        if (!is_bad(v)) continue;
+        const std::string key = indexed("results", i) + "." + indexed("samples", k) + "." + to_string(m);
+        input_error(where, key + (std::isnan(v) ? " is NaN" : " is " + std::to_string(v)) + " (scenario " +
+                               r.scenario + "): a time, rate or size must be a finite number >= 0");
+      }
+  }
+}
+
+HistoryStore::HistoryStore(const std::string& path, Open mode) : path_(path) {
+  if (mode == Open::existing && access(path.c_str(), F_OK) != 0)
+    input_error(path, "no such history file (create it with `ftbench history add " + path + " report.json`)");
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+    sqlite3* db = db_;
+    db_ = nullptr;
+    const std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    input_error(path, "cannot open the history: " + msg);
+  }
+  try {
+    sqlite3_busy_timeout(db_, 30000);
+    use_wal(db_, path_);
+    exec(db_, path_, "PRAGMA synchronous=NORMAL");
+    exec(db_, path_, "PRAGMA foreign_keys=ON");
+    migrate();
+  } catch (...) {
+    sqlite3_close(db_);
+    throw;
+  }
+}
+
+HistoryStore::~HistoryStore() { sqlite3_close(db_); }
+
+void HistoryStore::migrate() {
+  Transaction t(db_, path_);
+  exec(db_, path_, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+  const int version = schema_version();
+  if (version > kHistorySchemaVersion)
+    input_error(path_, "history schema version " + std::to_string(version) + " is newer than this ftbench knows (" +
+                           std::to_string(kHistorySchemaVersion) + ")");
+  if (version == 0) {
+    exec(db_, path_, kSchemaV1);
+    exec(db_, path_, "INSERT INTO schema_version (version) VALUES (1)");
+  }
+  // Later versions: `if (version < 2) { ALTER TABLE ...; UPDATE schema_version SET version = 2; }`
+  t.commit();
+}
+
+int HistoryStore::schema_version() const {
+  Statement s(db_, path_, "SELECT MAX(version) FROM schema_version");
+  return s.step() ? static_cast<int>(s.integer(0)) : 0;
+}
+
+HistoryStore::Added HistoryStore::add(const json& report_json, const std::string& where, const std::string& machine) {
+  const Report report = report_from_json(report_json, where);
+  check_measurements(report, where);
+  const RunKey key = run_key(report, where, machine);
+  HistoryRun run;
+  try {
+    JsonFields env(report.environment, "environment");
+    run.time = env.string("timestamp");
+    run.git_commit = env.has("git_commit") && env.at("git_commit").is_string() ? env.string("git_commit") : "unknown";
+  } catch (const InputError& e) {
+    input_error(where, e.what());
+  }
+  run.report_hash = report_hash(report_json);
+  run.machine = key.machine;
+  run.preset = key.preset;
+  run.config_hash = key.config_hash;
+  run.source = where;
+
+  Added out;
+  Transaction t(db_, path_);
+  {
+    Statement existing(db_, path_, (std::string("SELECT ") + kRunColumns + " FROM runs WHERE report_hash = ?1").c_str());
+    existing.bind(1, run.report_hash);
+    if (existing.step()) {
+      out.run = run_from(existing);
+      return out;  // nothing written; the destructor ends the transaction
+    }
+  }
+  Statement ins(db_, path_,
+                "INSERT INTO runs (report_hash, machine, preset, config_hash, git_commit, time, source, added_at, "
+                "report_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  ins.bind(1, run.report_hash).bind(2, run.machine).bind(3, run.preset).bind(4, run.config_hash);
+  ins.bind(5, run.git_commit).bind(6, run.time).bind(7, run.source).bind(8, utc_now()).bind(9, json_text(report_json));
+  ins.step();
+  run.id = sqlite3_last_insert_rowid(db_);
+  for (const auto& r : report.results) {
+    if (r.status != Status::ok) continue;
+    for (size_t k = 0; k < r.repeats.size(); ++k) {
+      const RepeatSample& s = r.repeats[k];
+      Statement rep(db_, path_,
+                    "INSERT INTO repeats (run_id, scenario, repeat, train_samples_per_s, steady_samples_per_s, "
+                    "wall_time_s, step_ms_median, test_acc, peak_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+      rep.bind(1, run.id).bind(2, r.scenario).bind(3, static_cast<int64_t>(k));
+      rep.bind(4, s.train_samples_per_s).bind(5, s.steady_samples_per_s).bind(6, s.wall_time_s);
+      rep.bind(7, s.step_ms_median).bind(8, s.test_acc).bind(9, s.peak_bytes);
+      try {
+        rep.step();
+      } catch (const std::runtime_error&) {
+        if ((sqlite3_errcode(db_) & 0xff) == SQLITE_CONSTRAINT)
+          input_error(where, "scenario '" + r.scenario + "' appears twice in results; nothing was added");
+        throw;
+      }
+      ++out.repeats;
+    }
+  }
+  t.commit();
+  out.added = true;
+  out.run = run;
+  return out;
+}
+
+std::vector<RepeatSample> HistoryStore::repeats_of(int64_t run_id, const std::string& scenario) const {
+  Statement s(db_, path_,
+              "SELECT train_samples_per_s, steady_samples_per_s, wall_time_s, step_ms_median, test_acc, peak_bytes "
+              "FROM repeats WHERE run_id = ?1 AND scenario = ?2 ORDER BY repeat");
+  s.bind(1, run_id).bind(2, scenario);
+  std::vector<RepeatSample> out;
+  while (s.step()) {
+    RepeatSample r;
+    r.train_samples_per_s = s.number(0);
+    r.steady_samples_per_s = s.number(1);
+    r.wall_time_s = s.number(2);
+    r.step_ms_median = s.number(3);
+    r.test_acc = s.number(4);
+    r.peak_bytes = s.integer(5);
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<RunRepeats> HistoryStore::series(const std::string& scenario) const {
+  Statement s(db_, path_,
+              (std::string("SELECT ") + kRunColumns +
+               " FROM runs r WHERE EXISTS (SELECT 1 FROM repeats p WHERE p.run_id = r.id AND p.scenario = ?1) "
+               "ORDER BY time, id")
+                  .c_str());
+  s.bind(1, scenario);
+  std::vector<RunRepeats> out;
+  while (s.step()) out.push_back({run_from(s), {}});
+  for (auto& r : out) r.repeats = repeats_of(r.run.id, scenario);
+  return out;
+}
+
+std::vector<RunRepeats> HistoryStore::window(const RunKey& key, const std::string& scenario, int window,
+                                             const std::string& exclude) const {
+  Statement s(db_, path_,
+              (std::string("SELECT ") + kRunColumns +
+               " FROM runs r WHERE machine = ?1 AND preset = ?2 AND config_hash = ?3 AND report_hash <> ?4 "
+               "AND EXISTS (SELECT 1 FROM repeats p WHERE p.run_id = r.id AND p.scenario = ?5) "
+               "ORDER BY time DESC, id DESC LIMIT ?6")
+                  .c_str());
+  s.bind(1, key.machine).bind(2, key.preset).bind(3, key.config_hash).bind(4, exclude).bind(5, scenario);
+  s.bind(6, static_cast<int64_t>(window));
+  std::vector<RunRepeats> out;
+  while (s.step()) out.push_back({run_from(s), {}});
+  for (auto& r : out) r.repeats = repeats_of(r.run.id, scenario);
+  return out;
+}
+
+std::vector<HistoryRun> HistoryStore::runs_on_machine(const std::string& machine, const std::string& exclude) const {
+  Statement s(db_, path_,
+              (std::string("SELECT ") + kRunColumns +
+               " FROM runs WHERE machine = ?1 AND report_hash <> ?2 ORDER BY time DESC, id DESC")
+                  .c_str());
+  s.bind(1, machine).bind(2, exclude);
+  std::vector<HistoryRun> out;
+  while (s.step()) out.push_back(run_from(s));
+  return out;
+}
+
+json HistoryStore::report_json(int64_t run_id) const {
+  Statement s(db_, path_, "SELECT report_json FROM runs WHERE id = ?1");
+  s.bind(1, run_id);
+  if (!s.step()) throw std::runtime_error(path_ + ": no run " + std::to_string(run_id));
+  return json::parse(s.text(0));
+}
+
+std::vector<std::string> HistoryStore::scenarios() const {
+  Statement s(db_, path_, "SELECT DISTINCT scenario FROM repeats ORDER BY scenario");
+  std::vector<std::string> out;
+  while (s.step()) out.push_back(s.text(0));
+  return out;
+}
+
+int64_t HistoryStore::run_count() const {
+  Statement s(db_, path_, "SELECT COUNT(*) FROM runs");
+  s.step();
+  return s.integer(0);
+}
+
+}  // namespace ftb

@@ -1,0 +1,119 @@
+// The history store: every report a nightly job adds, in one SQLite file, so
+// `regress` can judge tonight against weeks of nights and `history show` can
+// draw the trend.
+//
+// Tables (schema version kHistorySchemaVersion, in table schema_version):
+//   runs     one row per report added: id, report_hash (UNIQUE), machine,
+//            preset, config_hash, git_commit, time, source, added_at and the
+//            whole report JSON as read (report_json), so nothing is lost;
+//   repeats  one row per repeat per ok scenario (run_id, scenario, repeat)
+//            with the metrics of reports/analysis/metrics.h as columns, so the
+//            statistics see every repeat, not medians of medians;
+//   history  a view joining the two, for ad-hoc SQL.
+//
+// Keys (derived here, one place):
+//   machine      environment.host + " | " + environment.cpu.model, plus
+//                " | " + the GPU names ("2x NVIDIA H200") when there are GPUs.
+//                CI runners with random host names pass --machine instead.
+//   config_hash  FNV-1a 64 of the report's `config` object (keys sorted,
+//                compact JSON) without the keys that do not change what is
+//                measured: out, repeats, scenarios, workload.prep_time_s.
+//   report_hash  FNV-1a 64 of the whole report JSON (keys sorted, compact):
+//                adding the same report again is idempotent (nothing added,
+//                the existing run named), whatever its file name or spacing.
+//   time         environment.timestamp (ISO 8601 UTC, sorts as text);
+//                git_commit from environment.git_commit.
+//
+// Safety: WAL journal, a 30 s busy timeout and one BEGIN IMMEDIATE
+// transaction per add, so two `history add` at once both land and a crash
+// mid-add leaves the store as it was before that add (synchronous=NORMAL: a
+// power loss may drop the last adds, never corrupt the file).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reports/analysis/metrics.h"
+#include "reports/record/report.h"
+
+struct sqlite3;
+
+namespace ftb {
+
+inline constexpr int kHistorySchemaVersion = 1;
+
+std::string machine_key(const nlohmann::json& environment);  // InputError naming the missing key
+std::string config_hash(const nlohmann::json& config);
+std::string report_hash(const nlohmann::json& report_json);
+// The config keys (dotted paths) config_hash leaves out.
+const std::vector<std::string>& config_keys_ignored();
+// The config as config_hash sees it (ignored keys removed).
+nlohmann::json hashed_config(const nlohmann::json& config);
+
+// What a series of comparable runs shares.
+struct RunKey {
+  std::string machine, preset, config_hash;
+};
+// `machine` overrides the derived key when not empty. InputError naming
+// `where` and the key (environment.host, config.preset) when one is missing.
+RunKey run_key(const Report& report, const std::string& where, const std::string& machine = "");
+
+// Every repeat's times and throughputs finite and >= 0 (test_acc and
+// peak_bytes too): InputError "<where>: results[i].samples[k].wall_time_s is NaN".
+void check_measurements(const Report& report, const std::string& where);
+
+struct HistoryRun {
+  int64_t id = 0;
+  std::string report_hash, machine, preset, config_hash, git_commit, time, source;
+};
+
+// One scenario's repeats in one run.
+struct RunRepeats {
+  HistoryRun run;
+  std::vector<RepeatSample> repeats;  // the metrics of reports/analysis/metrics.h; other fields 0
+};
+
+class HistoryStore {
+ public:
+  enum class Open { create, existing };
+  // InputError naming `path`: missing (Open::existing), not a SQLite file,
+  // or a schema newer than this ftbench knows.
+  HistoryStore(const std::string& path, Open mode);
+  ~HistoryStore();
+  HistoryStore(const HistoryStore&) = delete;
+  HistoryStore& operator=(const HistoryStore&) = delete;
+
+  struct Added {
+    bool added = false;  // false: the same report (report_hash) was already there
+    HistoryRun run;      // the new run, or the one already there
+    int64_t repeats = 0; // repeat rows written
+  };
+  // Adds one report (its JSON as read from `where`; InputError naming `where`
+  // for a bad report), in one transaction.
+  Added add(const nlohmann::json& report_json, const std::string& where, const std::string& machine = "");
+
+  // Every run with ok repeats of `scenario`, oldest first (time, then id).
+  std::vector<RunRepeats> series(const std::string& scenario) const;
+  // The newest `window` runs of `key` with ok repeats of `scenario`, newest
+  // first, leaving out the run whose report_hash is `exclude` (tonight's
+  // report when it was added before `regress`).
+  std::vector<RunRepeats> window(const RunKey& key, const std::string& scenario, int window,
+                                 const std::string& exclude) const;
+  // Runs on `machine`, newest first, leaving out `exclude`.
+  std::vector<HistoryRun> runs_on_machine(const std::string& machine, const std::string& exclude) const;
+  nlohmann::json report_json(int64_t run_id) const;
+  std::vector<std::string> scenarios() const;  // with repeats, sorted
+  int64_t run_count() const;
+  int schema_version() const;
+
+ private:
+  std::vector<RepeatSample> repeats_of(int64_t run_id, const std::string& scenario) const;
+  void migrate();
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace ftb

@@ -1,0 +1,137 @@
+#include "reports/analysis/intervals.h"
+
+#include <cmath>
+#include <cstdio>
+
+
+namespace ftb {
+namespace {
+
+std::vector<double> field(const ScenarioResult& r, double RepeatSample::*f) {
+  std::vector<double> v;
+  for (const auto& s : r.repeats) v.push_back(s.*f);
+  return v;
+}
+
+
+}  // namespace
+
+bool speedup_from_throughput(const Report& report, const ScenarioResult& r, const std::string& baseline) {
+  const ScenarioResult* base = find_result(report, baseline);
+  // Full epochs on N ranks drop up to N batches less than one process does:
+  // that is the same work. A step cap (max_steps) on N ranks is N times it.
+  if (base == nullptr || base->train_samples <= 0 || r.train_samples <= 0) return false;
+  const double ratio = static_cast<double>(r.train_samples) / static_cast<double>(base->train_samples);
+  return ratio > 1.01 || ratio < 0.99;
+}
+
+std::optional<double> speedup_vs_baseline(const Report& report, const ScenarioResult& r,
+                                          const std::string& baseline) {
+  const ScenarioResult* base = find_result(report, baseline);
+  if (base == nullptr || base->status != Status::ok || r.status != Status::ok) return std::nullopt;
+  if (speedup_from_throughput(report, r, baseline)) {
+    if (!(base->train_samples_per_s > 0) || !(r.train_samples_per_s > 0)) return std::nullopt;
+    return r.train_samples_per_s / base->train_samples_per_s;
+  }
+  if (!(base->wall_time_s > 0) || !(r.wall_time_s > 0)) return std::nullopt;
+  return base->wall_time_s / r.wall_time_s;
+}
+
+bool repeats_in_rounds(const Report& report) {
+  const auto it = report.environment.find("repeats");
+  return it != report.environment.end() && it->is_object() && it->value("order", "") == "rounds";
+}
+
+nlohmann::json to_json(const stats::Interval& i) {
+  nlohmann::json j = {{"median", i.estimate},
+                      {"low", i.low},
+                      {"high", i.high},
+                      {"coverage", std::isfinite(i.coverage) ? nlohmann::json(i.coverage) : nlohmann::json(nullptr)},
+                      {"method", to_string(i.method)},
+                      {"min", i.min},
+                      {"max", i.max},
+                      {"n", i.n}};
+  if (i.coverage >= 0.95) {
+    j["ci95_low"] = i.low;
+    j["ci95_high"] = i.high;
+  }
+  return j;
+}
+
+std::optional<Speedups> speedups_vs(const Report& report, const ScenarioResult& r, const std::string& baseline) {
+  const ScenarioResult* base = find_result(report, baseline);
+  if (!base || base->status != Status::ok || r.status != Status::ok || base->repeats.empty() || r.repeats.empty())
+    return std::nullopt;
+  Speedups s;
+  s.by_throughput = speedup_from_throughput(report, r, baseline);
+  s.paired = repeats_in_rounds(report) && r.repeats.size() == base->repeats.size();
+  if (s.by_throughput)
+    s.end_to_end = stats::ratio_interval(field(r, &RepeatSample::train_samples_per_s),
+                                         field(*base, &RepeatSample::train_samples_per_s), s.paired);
+  else
+    s.end_to_end = stats::ratio_interval(field(*base, &RepeatSample::wall_time_s), field(r, &RepeatSample::wall_time_s),
+                                         s.paired);
+  // The point estimate is the table's own (ratio of the aggregate medians);
+  // they coincide when the aggregates were computed from these repeats.
+  if (auto point = speedup_vs_baseline(report, r, baseline)) s.end_to_end.estimate = *point;
+  s.steady_state = stats::ratio_interval(field(r, &RepeatSample::steady_samples_per_s),
+                                         field(*base, &RepeatSample::steady_samples_per_s), s.paired);
+  return s;
+}
+
+double accuracy_tolerance_points(const nlohmann::json& config) {
+  const auto preset = config.find("preset");
+  return preset != config.end() && preset->is_string() && *preset == "paper" ? 0.5 : 2.0;
+}
+
+std::optional<AccuracyGuard> accuracy_guard(const Report& report, const ScenarioResult& r, const std::string& baseline) {
+  const ScenarioResult* base = find_result(report, baseline);
+  if (!base || base->status != Status::ok || r.status != Status::ok) return std::nullopt;
+  AccuracyGuard g;
+  g.tolerance_points = accuracy_tolerance_points(report.config);
+  g.delta_points = 100 * (r.test_acc - base->test_acc);
+  g.within = std::abs(g.delta_points) <= g.tolerance_points;
+  return g;
+}
+
+nlohmann::json result_intervals(const ScenarioResult& r) {
+  nlohmann::json j;
+  j["wall_time_s"] = to_json(stats::median_interval(field(r, &RepeatSample::wall_time_s)));
+  j["train_samples_per_s"] = to_json(stats::median_interval(field(r, &RepeatSample::train_samples_per_s)));
+  j["steady_samples_per_s"] = to_json(stats::median_interval(field(r, &RepeatSample::steady_samples_per_s)));
+  nlohmann::json step = to_json(stats::median_interval(field(r, &RepeatSample::step_ms_median)));
+  // Percentiles of the last repeat's steps after warm-up (the steps are in
+  // memory after a run; a report read back keeps them in steps.csv).
+  std::vector<double> steps;
+  for (const auto& s : r.steps)
+    if (s.step > r.warmup_steps) steps.push_back(s.step_ms);
+  if (!steps.empty()) {
+    step["p50"] = stats::quantile(steps, 0.50);
+    step["p90"] = stats::quantile(steps, 0.90);
+    step["p99"] = stats::quantile(steps, 0.99);
+    step["steps_of_last_repeat"] = steps.size();
+  }
+  j["step_ms"] = std::move(step);
+  return j;
+}
+
+std::string format_interval(const stats::Interval& i, const char* fmt, const char* suffix) {
+  if (!std::isfinite(i.estimate)) return "-";
+  char a[64], b[64], c[64];
+  std::snprintf(a, sizeof a, fmt, i.estimate);
+  if (i.n < 2 || !(i.high > i.low)) return std::string(a) + suffix;
+  std::snprintf(b, sizeof b, fmt, i.low);
+  std::snprintf(c, sizeof c, fmt, i.high);
+  // The coverage where it is not 95 % (3 repeats: [min, max] covers 75 %).
+  std::string coverage;
+  if (!std::isfinite(i.coverage)) {
+    coverage = "; coverage ?";
+  } else if (std::abs(i.coverage - 0.95) > 0.005) {
+    char d[32];
+    std::snprintf(d, sizeof d, "; %.0f %%", 100 * i.coverage);
+    coverage = d;
+  }
+  return std::string(a) + suffix + " [" + b + ", " + c + coverage + "]";
+}
+
+}  // namespace ftb

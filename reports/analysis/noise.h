@@ -1,0 +1,85 @@
+// Calibration: how noisy one configuration is on one machine, measured by
+// A/A runs (`ftbench calibrate`: the same config in K separate processes),
+// written to noise.json (schema ftbench.noise/2; /1 files still read), which
+// `regress --noise` and `compare --noise` read as the run-to-run noise.
+//
+// Per scenario and metric (log scale, so the figures are relative):
+//   run_cv      sd of the runs' levels (median of each run's repeats): what
+//               separates two runs of one build; its df = runs - 1;
+//   within_cv   sd of one repeat around its run (pooled within runs): the
+//               only noise repeats inside one process can see;
+//   between_cv  the part of run_cv that no number of repeats removes
+//               (reports/analysis/two_level.h);
+//   min_detectable_change
+//               the smallest slowdown the nightly rule catches 90 % of the
+//               time, with this many repeats a night, `window` nights since
+//               the last change point and `series` series in the report
+//               (Holm's first step: family_alpha / series), never below the
+//               rule's minimum effect.
+// And the rule proved on the runs themselves (aa_check): every run judged
+// as tonight against the others as its history (the regress rule), and
+// every pair of runs compared one against one with the noise of the others
+// (the compare rule): the observed whole-report false alarms.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "reports/analysis/nightly.h"
+#include "reports/analysis/history.h"
+#include "reports/analysis/metrics.h"
+#include "reports/analysis/statistics.h"
+
+namespace ftb {
+
+inline constexpr const char* kNoiseSchema = "ftbench.noise/2";
+inline constexpr const char* kNoiseSchemaV1 = "ftbench.noise/1";
+
+struct NoiseEstimate {
+  int runs = 0, repeats = 0;  // runs with the scenario ok; repeats over all of them
+  std::vector<double> run_medians;
+  double run_cv = 0, run_df = 0;
+  double within_cv = 0, between_cv = 0, between_share = 0;
+  double min_detectable_change = 0;
+};
+// The run-to-run noise a comparison adds to its own estimate.
+stats::KnownNoise known_noise(const NoiseEstimate& e);
+
+// The rule run on the A/A runs themselves.
+struct AaCheck {
+  int regress_nights = 0, regress_alarms = 0;  // runs judged as tonight vs the others; whole reports alarmed
+  std::vector<std::string> regress_alarmed;    // "run-3: baseline"
+  int compare_pairs = 0, compare_verdicts = 0; // pairs of runs; pairs with any faster/slower verdict
+  std::vector<std::string> compare_flagged;
+};
+
+struct NoiseFile {
+  RunKey key;  // what it was measured on
+  int runs = 0;
+  int window = 20;
+  int series = 1;  // gated series a report holds (for the minimum detectable change)
+  stats::NightlyRule rule;
+  std::map<std::string, std::map<Metric, NoiseEstimate>> scenarios;
+  AaCheck aa;
+  bool has_aa = false;
+};
+
+// From the reports of the A/A runs (the same config each time), in run order.
+NoiseFile estimate_noise(const std::vector<Report>& runs, const RunKey& key, const stats::NightlyRule& rule,
+                         int window = 20);
+// The nightly and compare rules on the A/A runs (see above).
+AaCheck aa_check(const std::vector<Report>& runs, const stats::NightlyRule& rule);
+
+nlohmann::json to_json(const NoiseFile& n);
+// InputError naming `path` (missing, not JSON, wrong schema, missing key).
+NoiseFile read_noise_file(const std::string& path);
+// nullptr when the file has no estimate for it.
+const NoiseEstimate* find_noise(const NoiseFile& n, const std::string& scenario, Metric m);
+
+// The metrics calibrate and compare judge by runs: the throughputs.
+inline constexpr Metric kRunMetrics[] = {Metric::train_samples_per_s, Metric::steady_samples_per_s};
+
+}  // namespace ftb

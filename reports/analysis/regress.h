@@ -1,0 +1,119 @@
+// `ftbench regress`: did tonight's report get worse than its history (or
+// than baseline runs)? Per scenario and gate, one verdict, a Markdown summary
+// fit for a CI log or a pull-request comment, and exit 1 when a gating metric
+// regressed.
+//
+// The rules:
+//   throughput  train_samples_per_s, higher is better. The run is the unit:
+//     History: the nightly rule (reports/analysis/nightly.h): tonight's
+//     level (median of its repeats) against the nights since the series'
+//     last change point, a t-test with within-run and between-night noise,
+//     Holm over every scenario of the report at family_alpha, and a change
+//     beyond the minimum effect. A step the history already shows is named
+//     once with its commit range and not failed again.
+//     Baseline (one or more reports): tonight's level against the baseline
+//     runs' levels (two_level.h's compare_levels): the run-to-run noise from
+//     the baseline runs (two or more) and/or a calibrate noise file; with one
+//     baseline run and no noise file nothing estimates it, and the verdict is
+//     "cannot tell from one run a side", never a guess from repeats.
+//   accuracy    test_acc, median drop beyond the preset's accuracy tolerance
+//               (2 points; 0.5 on paper; reports/analysis/intervals.h).
+//   memory      peak_bytes, median growth beyond the minimum effect.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "reports/analysis/history.h"
+#include "reports/analysis/metrics.h"
+#include "reports/analysis/nightly.h"
+#include "reports/analysis/noise.h"
+#include "reports/analysis/statistics.h"
+
+namespace ftb {
+
+enum class Gate { throughput, accuracy, memory };
+std::string to_string(Gate g);
+// "throughput,accuracy,memory" -> gates; InputError naming `flag`.
+std::set<Gate> parse_gates(const std::string& csv, const std::string& flag);
+Metric gate_metric(Gate g);
+
+enum class Outcome { regressed, improved, same, insufficient };
+std::string to_string(Outcome o);
+
+// The threshold rules (accuracy, memory): medians, no test.
+struct JudgeContext {
+  double min_effect = 0.03;     // memory
+  double tolerance_points = 2;  // accuracy
+};
+
+struct MetricVerdict {
+  std::string scenario;
+  Metric metric = Metric::train_samples_per_s;
+  bool gating = false;
+  Outcome outcome = Outcome::insufficient;
+  int reference_runs = 0, reference_n = 0, current_n = 0;
+  double reference_median = std::numeric_limits<double>::quiet_NaN();
+  double current_median = std::numeric_limits<double>::quiet_NaN();
+  double change = std::numeric_limits<double>::quiet_NaN();  // current / reference - 1
+  double p = std::numeric_limits<double>::quiet_NaN();  // one-sided t towards worse, before Holm
+  double df = 0;
+  int level_runs = 0;  // runs behind the reference level (nights since the last change point)
+  std::string note;    // why insufficient, which rule decided
+  std::vector<std::string> steps;  // level changes the history shows: "-15.2 % from c3 (time) to c4 (time)"
+};
+
+// The threshold rules for accuracy and memory: `reference` the runs'
+// repeats, `from_history` only words the "nothing to compare" note.
+MetricVerdict judge_threshold(Metric m, const std::vector<std::vector<RepeatSample>>& reference, bool from_history,
+                              const std::vector<RepeatSample>& current, const JudgeContext& ctx);
+// Tonight's throughput rows of a report against their series (history,
+// oldest first): the nightly rule over all of them at once (Holm), the
+// verdicts in the rows' order. Each row's scenario and gating are kept.
+void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vector<RunRepeats>>& history,
+                  const std::vector<std::vector<RepeatSample>>& tonight, const stats::NightlyRule& rule,
+                  const std::vector<const NoiseEstimate*>& noise);
+
+struct RegressOptions {
+  int window = 20;
+  std::set<Gate> fail_on = {Gate::throughput};
+  stats::NightlyRule rule;  // min_nights, family_alpha, min_effect, change points
+  const NoiseFile* noise = nullptr;
+  std::string noise_path;  // for messages
+  std::string machine;     // overrides the derived machine key
+};
+
+struct RegressSummary {
+  std::string current, reference;  // what was compared, in words
+  std::string rule;                // the rule, in words
+  bool from_history = true;
+  std::vector<MetricVerdict> rows;
+  std::vector<std::string> notes;
+  bool regressed() const;  // a gating row regressed
+};
+
+// InputError naming the current file when its preset or config differs from
+// every run of its machine in the history (and what differs), or when it
+// holds NaN or negative measurements.
+RegressSummary regress_vs_history(const HistoryStore& store, const std::string& store_path,
+                                  const nlohmann::json& current_json, const std::string& current_where,
+                                  const RegressOptions& options);
+// One or more baseline runs (reports of the same preset and config).
+struct NamedReport {
+  nlohmann::json json;
+  std::string where;
+};
+RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, const nlohmann::json& current_json,
+                                   const std::string& current_where, const RegressOptions& options);
+
+std::string regress_markdown(const RegressSummary& s);
+
+// Keys (dotted paths) whose values differ between two configs as
+// config_hash sees them: "lr: 0.001 -> 0.002".
+std::vector<std::string> config_differences(const nlohmann::json& from, const nlohmann::json& to);
+
+}  // namespace ftb

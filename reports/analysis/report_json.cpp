@@ -1,0 +1,48 @@
+#include "reports/analysis/report_json.h"
+
+#include "core/text/files.h"
+#include "core/text/json_text.h"
+#include "reports/analysis/intervals.h"
+#include "reports/analysis/parity.h"
+
+namespace ftb {
+
+using nlohmann::json;
+
+json report_to_json(const Report& report, const std::string& baseline) {
+  json results = json::array();
+  for (const auto& r : report.results) {
+    json j = to_json(r);
+    // Derived from the samples (recomputed on every write, never read back).
+    if (r.status == Status::ok && !r.repeats.empty()) {
+      j["intervals"] = result_intervals(r);
+      if (auto g = accuracy_guard(report, r, baseline))
+        j["accuracy_guard"] = {{"baseline", baseline},
+                               {"delta_points", g->delta_points},
+                               {"tolerance_points", g->tolerance_points},
+                               {"within", g->within}};
+      j["parity"] = parity_json(report, r, baseline);
+      if (auto s = speedups_vs(report, r, baseline))
+        j["speedup"] = {{"baseline", baseline},
+                        {"end_to_end", to_json(s->end_to_end)},
+                        {"end_to_end_from", s->by_throughput ? "samples/s (different sample counts)" : "wall time"},
+                        {"steady_state", to_json(s->steady_state)},
+                        {"method", std::string("ratio of medians over the repeats of this run; each interval "
+                                               "states its method and coverage (") +
+                                       (s->paired ? "paired by round: the rows' i-th repeats ran back to back)"
+                                                  : "unpaired)") +
+                                       "; repeats of one run share its luck: a second run is another sample"}};
+    }
+    results.push_back(std::move(j));
+  }
+  return {{"schema", kReportSchema},
+          {"environment", report.environment},
+          {"config", report.config},
+          {"results", std::move(results)}};
+}
+
+void write_report(const std::string& path, const Report& report) {
+  write_file_atomic(path, json_file_text(report_to_json(report)));
+}
+
+}  // namespace ftb

@@ -1,0 +1,196 @@
+#include "reports/views/table.h"
+
+#include "core/text/text_format.h"
+#include "reports/analysis/intervals.h"
+#include "reports/views/ladder.h"
+#include "reports/analysis/parity.h"
+#include "reports/views/phase_table.h"
+#include "reports/views/report_labels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <vector>
+
+namespace ftb {
+
+namespace {
+
+const char* const kDash = "-";
+
+std::string printf_str(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+// "-" for values that are not measurements (non-finite, or <= 0 where zero
+// means "not measured", e.g. peak memory on a platform without a counter).
+std::string fixed(double v, const char* fmt, bool zero_is_missing = false) {
+  if (!std::isfinite(v) || (zero_is_missing && v <= 0)) return kDash;
+  return printf_str(fmt, v);
+}
+
+// 83.42 -> "1:23.4 (83.42 s)": minutes for people, seconds for scripts.
+std::string wall_time(double s) {
+  if (!std::isfinite(s) || s < 0) return kDash;
+  const long long tenths = std::llround(s * 10);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%lld:%02lld.%lld (%.2f s)", tenths / 600, (tenths % 600) / 10, tenths % 10, s);
+  return buf;
+}
+
+// "18.7 % of 0.226 fp32": the MFU and the measured matmul peak it is a
+// fraction of (environment.peak_matmul_tflops, TFLOP/s per device), with the
+// runner's rule: the row's precision's peak, else fp32's (a CPU measures fp32 only).
+// Above 100 % the peak cannot have been the device's: it was measured while
+// something else held the device (or pinned too low), so the cell says that
+// instead of a percentage no reader should quote.
+std::string mfu_of_peak(const Report& report, const ScenarioResult& r) {
+  if (!std::isfinite(r.mfu) || r.mfu <= 0) return kDash;
+  std::string peak;
+  const auto env = report.environment.find("peak_matmul_tflops");
+  if (env != report.environment.end() && env->is_object() && env->contains("by_precision")) {
+    const auto& peaks = (*env)["by_precision"];
+    for (const std::string& p : {to_string(r.precision), to_string(Precision::fp32)}) {
+      if (peaks.contains(p) && peaks[p].is_number() && peaks[p].get<double>() > 0) {
+        peak = printf_str("%.3g", peaks[p].get<double>()) + " " + p;
+        break;
+      }
+    }
+  }
+  if (r.mfu > 1.0)
+    return "- (peak " + (peak.empty() ? std::string("measured") : peak) + " below the achieved " +
+           printf_str("%.3g", r.model_tflops_per_s) + ": measured under load)";
+  const std::string pct = printf_str("%.1f %%", r.mfu * 100);
+  return peak.empty() ? pct : pct + " of " + peak;
+}
+
+// The reference's own results (shared/SEED.md, "The reference's results"):
+// one A100, four for the distributed steps; test accuracy where it gives one.
+struct ReferenceFigure {
+  const char* scenario;
+  double minutes;
+  double test_acc_pct;  // NaN: not given
+  const char* note;
+};
+constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+const ReferenceFigure kReferenceA100[] = {
+    {"baseline", 21.33, 89.92, ""},
+    {"trainer", 21.79, 92.6, "best checkpoint"},
+    {"amp", 8.25, 93.2, ""},
+    {"cuda_graph", 5.6, kNone, "torch.compile warmed up; 8.44 min cold"},
+    {"ddp", 3.07, 93.1, "4 GPUs"},
+    {"sharded", 2.58, kNone, "4 GPUs"},
+    {"zero2", 2.75, 92.6, "4 GPUs, DeepSpeed"},
+    {"fabric", 1.8, kNone, "4 GPUs, zero2 16-mixed"},
+};
+
+// "21.33 min, 89.92 %" (+ its note); "-" for a row the reference does not have.
+std::string reference_figure(const std::string& scenario) {
+  for (const auto& f : kReferenceA100) {
+    if (scenario != f.scenario) continue;
+    std::string s = printf_str("%.4g min", f.minutes);
+    if (std::isfinite(f.test_acc_pct)) s += printf_str(", %.4g %%", f.test_acc_pct);
+    if (*f.note) s += std::string(" (") + f.note + ")";
+    return s;
+  }
+  return kDash;
+}
+
+}  // namespace
+
+ResultTable speedup_table(const Report& report, const std::string& baseline) {
+  struct Column {
+    const char* title;
+    bool numeric;  // right-aligned
+  };
+  std::vector<Column> columns = {
+      {"scenario", false},  {"status", false},     {"device", false},    {"ranks", true},
+      {"threads", true},    {"precision", false}, {"optimizer", false}, {"wall time", true},   {"speed-up", true}, {"steady speed-up", true},   {"samples/s", true},
+      {"test acc %", true}, {"val acc %", true},   {"peak MiB", true},   {"MFU (of peak TFLOP/s)", true},
+  };
+  // The paper preset runs the reference's workload: its own figures go beside ours.
+  const bool paper = report_preset(report) == "paper";
+  if (paper) columns.push_back({"reference A100 (SEED.md)", false});
+  columns.push_back({"note", false});
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : report.results) {
+    // threads = intra-op threads per rank: on a CPU, ranks x threads is the
+    // core split the row ran with (a single process gets all the cores).
+    std::vector<std::string> row = {r.scenario, to_string(r.status), r.device, std::to_string(r.world_size),
+                                    r.threads > 0 ? std::to_string(r.threads) : kDash, to_string(r.precision),
+                                    r.optimizer.empty() ? kDash : r.optimizer};
+    if (r.status == Status::ok) {
+      const auto speedups = speedups_vs(report, r, baseline);
+      row.push_back(wall_time(r.wall_time_s));
+      const bool by_throughput = speedups && speedups->by_throughput;
+      row.push_back(speedups ? format_interval(speedups->end_to_end, "%.2f", by_throughput ? "x*" : "x") : kDash);
+      row.push_back(speedups ? format_interval(speedups->steady_state, "%.2f", "x") : kDash);
+      row.push_back(fixed(r.train_samples_per_s, "%.1f", true));
+      row.push_back(fixed(r.test_acc * 100, "%.2f"));
+      row.push_back(fixed(r.val_acc * 100, "%.2f"));
+      row.push_back(fixed(static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0), "%.1f", true));
+      row.push_back(mfu_of_peak(report, r));
+      if (paper) row.push_back(reference_figure(r.scenario));
+      std::string note = r.reason;
+      if (auto g = accuracy_guard(report, r, baseline); g && !g->within)
+        note += std::string(note.empty() ? "" : "; ") + "! test accuracy " + printf_str("%+.2f", g->delta_points) +
+                " points from " + baseline + "'s (tolerance " + printf_str("%.1f", g->tolerance_points) + ")";
+      // The difference between two rows must be the technique: say what else differs.
+      if (const auto d = parity_differences(report, r, baseline); !d.empty())
+        note += std::string(note.empty() ? "" : "; ") + "# beyond its technique: " + describe(d, baseline);
+      // A row whose technique is the batch (largest_batch) says which one it found.
+      if (const auto b = r.extra.find("batch_size"); b != r.extra.end() && b->is_number_integer()) {
+        note += std::string(note.empty() ? "" : "; ") + "batch " + std::to_string(b->get<int64_t>());
+        if (const auto lr = r.extra.find("lr"); lr != r.extra.end() && lr->is_number())
+          note += ", lr " + printf_str("%.3g", lr->get<double>());
+      }
+      if (by_throughput)
+        note += std::string(note.empty() ? "" : "; ") + "* samples/s ratio: trained on " +
+                std::to_string(r.train_samples) + " samples, baseline on " +
+                std::to_string(find_result(report, baseline)->train_samples) + " (max_steps caps steps, not samples)";
+      row.push_back(note);
+    } else {
+      for (int i = 0; i < 8; ++i) row.push_back(kDash);
+      if (paper) row.push_back(reference_figure(r.scenario));
+      row.push_back(r.reason.empty() ? "(no reason given)" : r.reason);
+    }
+    rows.push_back(std::move(row));
+  }
+
+  std::vector<std::vector<std::string>> table{{}};
+  std::vector<bool> right;
+  for (const auto& c : columns) {
+    table[0].push_back(c.title);
+    right.push_back(c.numeric);
+  }
+  table.insert(table.end(), rows.begin(), rows.end());
+  int repeats = 0;
+  for (const auto& r : report.results) repeats = std::max(repeats, static_cast<int>(r.repeats.size()));
+  return {table, right,
+         "speed-up: " + baseline + "'s wall time over the row's (end-to-end, validation included, as the "
+         "reference times it); steady speed-up: samples/s at the median step after warm-up over " + baseline +
+         "'s. ! marks a test accuracy further from " + baseline + "'s than the preset's tolerance. Medians of up to " + std::to_string(repeats) + " repeat(s) of one run; [interval] where a row has "
+         "two or more: order statistics of the per-round ratios (distribution-free), with its coverage where it is "
+         "not 95 % (3 repeats reach 75 %, 5 reach 94 %); repeats of one run share its luck, so the interval says "
+         "nothing of a second run (compare several runs for that). Times, accuracy and the step time behind MFU are medians over repeats. # marks a setting that differs "
+         "from " + baseline + "'s beyond what the row's technique changes. Every row: " + shared_settings(report) + ".\n"};
+}
+
+std::string speedup_table_markdown(const Report& report, const std::string& baseline) {
+  const ResultTable t = speedup_table(report, baseline);
+  std::string out = format_table(t.rows, t.right, TableStyle::markdown) + "\n" + t.notes;
+  if (const auto rungs = ladder_table(report, baseline))
+    out += "\n" + format_table(rungs->rows, rungs->right, TableStyle::markdown) + "\n" + rungs->notes;
+  if (const auto phases = phase_table(report))
+    out += "\n" + format_table(phases->rows, phases->right, TableStyle::markdown) + "\n" + phases->notes;
+  return out;
+}
+
+std::string result_table_text(const Report& report, const std::string& baseline) {
+  return speedup_table_markdown(report, baseline);
+}
+
+}  // namespace ftb

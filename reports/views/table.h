@@ -1,0 +1,33 @@
+// The speed-up table: one row per result, in report order. Pure functions of
+// the report; the same text goes to table.md and to the terminal.
+#pragma once
+
+#include "reports/analysis/intervals.h"  // speedup_vs_baseline
+#include "reports/record/report.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ftb {
+
+// The table's cells, before formatting: rows[0] is the header, right[c]
+// right-aligns column c, notes is the text under the table. Markdown
+// (table.md, the terminal) and HTML (index.html) are both made from it.
+struct ResultTable {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<bool> right;
+  std::string notes;
+};
+ResultTable speedup_table(const Report& report, const std::string& baseline = "baseline");
+
+// A GitHub-flavoured Markdown table with columns padded so it also reads as
+// plain text. Accuracies and MFU are fractions in the record, percent here.
+// Skipped and failed rows show "-" for every measurement and the reason in
+// the last column.
+std::string speedup_table_markdown(const Report& report, const std::string& baseline = "baseline");
+
+// The terminal's table: the Markdown table (already aligned).
+std::string result_table_text(const Report& report, const std::string& baseline = "baseline");
+
+}  // namespace ftb
