@@ -10,6 +10,10 @@
 #include <vector>
 
 #include "core/train/batching.h"
+#include "core/train/workload.h"
+
+#include <ATen/Parallel.h>
+#include <thread>
 #include "core/text/errors.h"
 
 namespace {
@@ -312,4 +316,24 @@ TEST_CASE("batching: bucketing with padding to max_length is an error naming buc
   o.bucketing = true;
   o.padding = ftb::Padding::max_length;
   CHECK_THROWS_WITH_AS(ftb::BatchLoader(split, o), doctest::Contains("bucketing"), ftb::InputError);
+}
+
+TEST_CASE("resolve_prefetch: as given, else a loader thread only where a core is left for it") {
+  ftb::RunConfig c;
+  c.device = "cpu";
+  std::string why;
+  c.prefetch = 3;
+  CHECK(ftb::resolve_prefetch(c, &why) == 3);
+  CHECK(why == "prefetch=3 as given");
+  c.prefetch = -1;
+  const int before = at::get_num_threads();
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  at::set_num_threads(cores);  // every core computes: the loader runs in the step's thread
+  CHECK(ftb::resolve_prefetch(c, &why) == 0);
+  CHECK(why.find("take all") != std::string::npos);
+  if (cores > 1) {
+    at::set_num_threads(cores - 1);  // one core left over
+    CHECK(ftb::resolve_prefetch(c) == 2);
+  }
+  at::set_num_threads(before);
 }

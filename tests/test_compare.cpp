@@ -277,3 +277,19 @@ TEST_CASE("compare: the JSON and the chart carry every comparison") {
   CHECK(md.find("The run is the unit.") != std::string::npos);  // the rule is stated
   CHECK(md.find("at least 1.02") != std::string::npos);
 }
+
+TEST_CASE("compare: the data is identified by its content hash where both runs record it, not by its path") {
+  const json a = {{"preset", "smoke"}, {"workload", {{"data_source", "/home/a/aclImdb"}, {"data_hash", "0123456789abcdef"}}}};
+  json b = a;
+  b["workload"]["data_source"] = "/data/imdb/aclImdb";
+  CHECK(ftb::check_configs(a, b).comparable());  // same reviews, another path
+  b["workload"]["data_hash"] = "fedcba9876543210";
+  const auto c = ftb::check_configs(a, b);
+  REQUIRE(c.differences.size() == 1);
+  CHECK(c.differences[0].key == "workload.data_hash");
+  // Without the hash on both sides (an older report), the path is all there is.
+  json old = a;
+  old["workload"].erase("data_hash");
+  old["workload"]["data_source"] = "/data/imdb/aclImdb";
+  CHECK_FALSE(ftb::check_configs(a, old).comparable());
+}

@@ -4,6 +4,8 @@
 // when a batch is built, never what it holds.
 #include "core/train/batching.h"
 
+#include "core/text/fnv_hash.h"
+
 #include <algorithm>
 #include <chrono>
 #include <numeric>
@@ -18,6 +20,16 @@ std::size_t TokenizedSplit::token_count() const {
   std::size_t n = 0;
   for (const auto& ids : input_ids) n += ids.size();
   return n;
+}
+
+uint64_t TokenizedSplit::content_hash(uint64_t h) const {
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    h = fnv1a64(&labels[i], sizeof labels[i], h);
+    const uint64_t n = input_ids[i].size();
+    h = fnv1a64(&n, sizeof n, h);
+    h = fnv1a64(input_ids[i].data(), input_ids[i].size() * sizeof(int32_t), h);
+  }
+  return h;
 }
 
 TokenizedSplit tokenize_split(const WordPieceTokenizer& tokenizer,

@@ -26,6 +26,9 @@ struct TokenizedSplit {
   std::vector<int64_t> labels;
   std::size_t size() const { return labels.size(); }
   std::size_t token_count() const;  // non-pad tokens, for tokens/s
+  // FNV-1a 64 over every example's label and token ids, in order: the data
+  // as the model sees it (text, tokenizer and truncation), whatever its path.
+  uint64_t content_hash(uint64_t h) const;
 };
 
 // Tokenizes every example (in parallel over `threads` threads; order kept).

@@ -103,7 +103,7 @@ const std::vector<Field>& fields() {
       FTB_NUM(label_noise, double, "fraction of synthetic labels flipped"),
       FTB_STR(synthetic_lengths, "synthetic review lengths: compact (40-150 words) | imdb (IMDB's distribution: median 231 tokens)"),
       FTB_NUM(vocab_size, int, "WordPiece vocabulary trained from the corpus: entries; 0 = auto (every word seen twice whole, at most 8000)"),
-      FTB_NUM(prefetch, int, "batches prepared ahead by the loader thread"),
+      FTB_NUM(prefetch, int, "batches prepared ahead by the loader thread; -1 = auto (0 on a CPU with no spare core)"),
       FTB_STR(model_type, "embedded model family: distilbert | bert"),
       FTB_NUM(dim, int, "embedded model width"),
       FTB_NUM(n_layers, int, "embedded model layers"),
@@ -251,7 +251,7 @@ void validate(const RunConfig& c) {
   require(c.synthetic_lengths == "compact" || c.synthetic_lengths == "imdb", "synthetic_lengths",
           "must be compact or imdb");
   require(c.vocab_size == 0 || c.vocab_size >= 100, "vocab_size", "must be 0 (auto) or >= 100");
-  require(c.prefetch >= 0, "prefetch", "must be >= 0");
+  require(c.prefetch >= -1, "prefetch", "must be >= 0, or -1 (auto)");
   require(c.dim >= 1 && c.n_heads >= 1 && c.dim % c.n_heads == 0, "n_heads", "must divide dim");
   require(c.n_layers >= 1, "n_layers", "must be >= 1");
   require(c.hidden_dim >= 1, "hidden_dim", "must be >= 1");

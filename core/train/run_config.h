@@ -59,7 +59,11 @@ struct RunConfig {
   // the training split is one token, at most kAutoVocabCap entries
   // (core/text/wordpiece_trainer.h).
   int vocab_size = 0;
-  int prefetch = 2;                    // batches prepared ahead by the loader thread
+  // Batches prepared ahead by the loader thread; -1 = auto (resolve_prefetch:
+  // 2 where the loader has a core of its own or the step runs on a GPU, else
+  // 0, synchronous: on a CPU whose every core computes, a loader thread
+  // competes with the compute threads and makes runs land apart).
+  int prefetch = -1;
 
   // Embedded model (used when model_dir is empty); HF DistilBERT names for
   // either family (for bert: hidden_size, num_hidden_layers, ...).

@@ -1,12 +1,17 @@
 #include "core/train/workload.h"
 
+#include "core/text/fnv_hash.h"
+
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <thread>
 
 #include "core/model/checkpoint.h"
 #include "core/train/device.h"
+
+#include <ATen/Parallel.h>
 #include "core/text/errors.h"
 #include "core/text/text_data.h"
 
@@ -134,6 +139,24 @@ SequenceClassifier Workload::make_model(LoadReport* load) const {
   return load_model_dir(model_dir, load);
 }
 
+int resolve_prefetch(const RunConfig& c, std::string* reason) {
+  auto say = [&](int value, const std::string& why) {
+    if (reason) *reason = why;
+    return value;
+  };
+  if (c.prefetch >= 0) return say(c.prefetch, "prefetch=" + std::to_string(c.prefetch) + " as given");
+  if (resolve_device(c.device).is_cuda()) return say(2, "auto: the step runs on the GPU, the loader on the host");
+  int local_ranks = 1;
+  if (const char* v = std::getenv("LOCAL_WORLD_SIZE")) local_ranks = std::max(1, std::atoi(v));
+  const int compute = at::get_num_threads() * local_ranks;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (compute < cores)
+    return say(2, "auto: " + std::to_string(compute) + " compute thread(s) on " + std::to_string(cores) +
+                      " cores leave one for the loader");
+  return say(0, "auto: " + std::to_string(compute) + " compute thread(s) take all " + std::to_string(cores) +
+                    " cores, so the loader runs in the step's thread (a loader thread would compete with them)");
+}
+
 LoaderOptions Workload::train_loader_options(const RunConfig& c) const {
   LoaderOptions o;
   o.batch_size = c.batch_size;
@@ -143,7 +166,7 @@ LoaderOptions Workload::train_loader_options(const RunConfig& c) const {
   o.max_length = c.max_length;
   o.pad_id = tokenizer->pad_id();
   o.seed = c.seed;
-  o.prefetch = c.prefetch;
+  o.prefetch = resolve_prefetch(c);
   o.bucketing = c.bucketing == "on";
   return o;
 }
@@ -183,6 +206,9 @@ nlohmann::json Workload::vocab_json() const {
 nlohmann::json Workload::describe() const {
   return {
       {"data_source", data_source},
+      // The data as the model sees it (train, val, test: labels and token ids):
+      // compare identifies the data by this, not by its path.
+      {"data_hash", hex64(test.content_hash(val.content_hash(train.content_hash(kFnvOffset))))},
       {"vocab_source", vocab_source},
       {"vocab_size", tokenizer->vocab_size()},
       {"vocab", vocab_json()},

@@ -90,7 +90,9 @@ struct ConfigCheck {
 // statistics account for n), input paths (model_dir, data, vocab: what was
 // loaded is compared through workload.*), the time data preparation took
 // (workload.prep_time_s) and the device index (config.device is compared as
-// cpu / cuda / auto: cuda:0 and cuda:1 are the same kind of device).
+// cpu / cuda / auto: cuda:0 and cuda:1 are the same kind of device). Where
+// both record workload.data_hash (the data's content), the data's path
+// (workload.data_source) is not compared: the hash is.
 extern const std::vector<std::string> kRunIrrelevantConfigKeys;
 ConfigCheck check_configs(const nlohmann::json& reference, const nlohmann::json& other);
 std::string describe(const KeyDifference& d);  // "preset ('smoke' vs 'mfu')"

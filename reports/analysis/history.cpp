@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/text/errors.h"
+#include "core/text/fnv_hash.h"
 #include "core/text/json_fields.h"
 #include "core/text/json_text.h"
 
@@ -20,14 +21,6 @@ namespace ftb {
 using nlohmann::json;
 
 namespace {
-
-std::string fnv1a64_hex(const std::string& bytes) {
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
 
 // A SQLite failure: a file that is not a database (or is damaged, or cannot
 // be opened or written) is bad input, exit 2; anything else exit 1.
@@ -217,7 +210,11 @@ std::string machine_key(const json& environment) {
 }
 
 const std::vector<std::string>& config_keys_ignored() {
-  static const std::vector<std::string> keys = {"out", "repeats", "scenarios", "workload.prep_time_s"};
+  // workload.data_hash (added 2026-12) is left out so that a history's series
+  // go on across the ftbench that started recording it; the data's path is
+  // still in the hash, and compare checks the content.
+  static const std::vector<std::string> keys = {"out", "repeats", "scenarios", "workload.prep_time_s",
+                                                "workload.data_hash"};
   return keys;
 }
 

@@ -17,7 +17,8 @@
 //                CI runners with random host names pass --machine instead.
 //   config_hash  FNV-1a 64 of the report's `config` object (keys sorted,
 //                compact JSON) without the keys that do not change what is
-//                measured: out, repeats, scenarios, workload.prep_time_s.
+//                measured: out, repeats, scenarios, workload.prep_time_s,
+//                workload.data_hash (series go on across the version that added it).
 //   report_hash  FNV-1a 64 of the whole report JSON (keys sorted, compact):
 //                adding the same report again is idempotent (nothing added,
 //                the existing run named), whatever its file name or spacing.

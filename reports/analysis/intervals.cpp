@@ -90,7 +90,12 @@ std::optional<AccuracyGuard> accuracy_guard(const Report& report, const Scenario
   AccuracyGuard g;
   g.tolerance_points = accuracy_tolerance_points(report.config);
   g.delta_points = 100 * (r.test_acc - base->test_acc);
-  g.within = std::abs(g.delta_points) <= g.tolerance_points;
+  if (r.repeats.size() >= 2 && base->repeats.size() >= 2) {
+    const auto a = stats::median_interval(field(r, &RepeatSample::test_acc));
+    const auto b = stats::median_interval(field(*base, &RepeatSample::test_acc));
+    g.repeats_overlap = a.min <= b.max && b.min <= a.max;
+  }
+  g.within = std::abs(g.delta_points) <= g.tolerance_points || g.repeats_overlap;
   return g;
 }
 

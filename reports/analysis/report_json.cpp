@@ -20,6 +20,7 @@ json report_to_json(const Report& report, const std::string& baseline) {
         j["accuracy_guard"] = {{"baseline", baseline},
                                {"delta_points", g->delta_points},
                                {"tolerance_points", g->tolerance_points},
+                               {"repeats_overlap", g->repeats_overlap},
                                {"within", g->within}};
       j["parity"] = parity_json(report, r, baseline);
       if (auto s = speedups_vs(report, r, baseline))
