@@ -118,9 +118,13 @@ int calibrate(const CalibrateArgs& a) {
             << "- regress (each run as tonight, the other " << reports.size() - 1
             << " as its history): " << aa.regress_alarms << " of " << aa.regress_nights
             << " whole reports alarmed" << (aa.regress_alarmed.empty() ? "" : " (" + names_for_message(aa.regress_alarmed, 6) + ")")
+            << (aa.regress_nights == 0 ? " (with " + std::to_string(reports.size()) +
+                                             " runs no history reaches the rule's minimum of nights)"
+                                       : std::string())
             << "\n- compare (every pair, one run a side, the run-to-run noise from the other runs): "
             << aa.compare_verdicts << " of " << aa.compare_pairs << " pairs with a faster/slower verdict"
             << (aa.compare_flagged.empty() ? "" : " (" + names_for_message(aa.compare_flagged, 6) + ")")
+            << (aa.compare_pairs == 0 ? " (a pair needs two other runs to estimate the noise)" : "")
             << "\nnoise: " << a.out << "/noise.json\n";
   return code;
 }

@@ -142,6 +142,9 @@ std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::stri
   // measuring at once on one GPU or on shared cores would measure each other.
   if (reports()) measure_peaks();
   warm_up_rows(workload);
+  std::string loader_reason;
+  const int prefetch = resolve_prefetch(config_, &loader_reason);
+  environment_["loader"] = {{"prefetch", prefetch}, {"reason", loader_reason}};
   // Each round runs the rows in its own seeded order (the same on every rank
   // of a launcher), so pairing rows by round cancels a position effect (the
   // first row after warm-up, the row after a distributed one) as well as drift.

@@ -787,7 +787,7 @@ assert len(e["run_medians"]) == 2 and e["repeats"] == 4 and e["run_df"] == 1
 for k in ("run_cv", "within_cv", "between_cv", "between_share", "min_detectable_change"): assert e[k] >= 0, k
 assert e["min_detectable_change"] >= 0.03
 aa = n["aa_check"]
-assert aa["regress_nights"] == 2 and aa["compare_pairs"] == 1, aa
+assert aa["regress_nights"] == 0 and aa["compare_pairs"] == 0, aa  # 2 runs: too few to judge either rule
 PY
     # The calibration is used: --noise with a run of the same config.
     "$ftbench" regress --baseline "$tmp/cal/run-1/report.json" --current "$tmp/cal/run-2/report.json" \

@@ -163,3 +163,30 @@ TEST_CASE("detection_curve (ftbench power): rises with the slowdown, false alarm
   // Deterministic for a seed.
   CHECK(detection_curve(p, {0.05})[0].caught == c[1].caught);
 }
+
+TEST_CASE("nightly gate: a new level that began last night counts only if last night was flagged") {
+  // Last night 8 % slower (under a 10 % minimum effect: not flagged), tonight
+  // 12 % slower. The change point puts both on a new level; since last night
+  // raised nothing, tonight is judged against the level before it, not
+  // against last night alone (which would hide the slowdown as -4 %).
+  NightlyRule rule;
+  rule.min_effect = 0.10;
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> z;
+  auto night = [&](double factor) {
+    std::vector<double> v;
+    for (int k = 0; k < 5; ++k) v.push_back(100 * factor * std::exp(0.003 * z(rng)));
+    return v;
+  };
+  std::vector<NightSeries> s(1);
+  for (int n = 0; n < 8; ++n) s[0].nights.push_back(night(1.0));
+  s[0].tonight = night(0.92);
+  CHECK(judge_nights(s, rule)[0].outcome == NightOutcome::same);  // last night, when it ran
+  s[0].nights.push_back(s[0].tonight);
+  s[0].tonight = night(0.88);
+  const auto v = judge_nights(s, rule)[0];
+  CHECK(v.outcome == NightOutcome::regressed);
+  CHECK(v.reference_nights == 8);
+  CHECK(v.change == doctest::Approx(-0.12).epsilon(0.05));
+  CHECK(v.steps.empty());  // not a step the history shows: it is tonight's
+}

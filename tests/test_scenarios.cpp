@@ -91,6 +91,9 @@ TEST_CASE("sweep: rows in the order asked, one callback per row, skipped rows ke
   CHECK(seen == std::vector<size_t>{1, 2, 2});  // after each row, then with the peak measured after them
   CHECK(measured.at("peak_matmul_tflops").at("by_precision").at("fp32").get<double>() > 0);
   CHECK(measured.at("repeats").at("shuffled") == false);  // one repeat: the order asked
+  // The loader's prefetch as resolved for this process, and why.
+  CHECK(measured.at("loader").at("prefetch").get<int>() >= 0);
+  CHECK_FALSE(measured.at("loader").at("reason").get<std::string>().empty());
   CHECK(measured.at("repeats").at("orders") == nlohmann::json::array({{"amp", "baseline"}}));
   // one untimed warm-up pass for the one precision that runs (amp is skipped)
   const auto& passes = measured.at("warmup").at("passes");

@@ -21,7 +21,7 @@ struct ChangePointOptions {
 
 struct ChangePoint {
   int index = 0;       // the first value of the new level
-  double p = 1;        // the Welch test's p-value when it was accepted
+  double p = 1;        // the Student t-test's p-value when it was accepted
   double before = 0, after = 0;  // the means of the segments either side, final segmentation
 };
 

@@ -16,7 +16,8 @@ struct SeriesFit {
   bool judged = false;
   std::vector<double> levels;  // history levels
   double tonight = kNaN;
-  int reference_start = 0;     // first history night of tonight's segment
+  int reference_start = 0;     // first history night of tonight's reference level
+  int reference_end = 0;       // one past its last
   double ss = 0, df = 0;       // residuals of history levels around their segments' means
   WithinNoise within;
   double within_part = 0;      // kappa(n) var_w / n at the history's repeats a night
@@ -33,7 +34,19 @@ double kappa_over_n(double n) {
   return median_variance_factor(k) / k;
 }
 
-SeriesFit fit(const NightSeries& s, const NightlyRule& rule, NightVerdict& v) {
+// The change points of history + tonight; empty when a level is not finite.
+std::vector<ChangePoint> steps_of(const NightSeries& s, const NightlyRule& rule) {
+  std::vector<double> all;
+  for (const auto& n : s.nights) all.push_back(run_level(n));
+  all.push_back(run_level(s.tonight));
+  return change_points(all, rule.change_points);
+}
+
+// `trust_fresh`: whether a change point at the last history night (a new
+// level of that night and tonight only) is a step to judge tonight against;
+// judge_nights decides it by whether that night was itself flagged.
+SeriesFit fit(const NightSeries& s, const NightlyRule& rule, NightVerdict& v, std::vector<ChangePoint> steps,
+              bool trust_fresh) {
   SeriesFit f;
   v.history_nights = static_cast<int>(s.nights.size());
   for (const auto& n : s.nights) f.levels.push_back(run_level(n));
@@ -48,10 +61,14 @@ SeriesFit fit(const NightSeries& s, const NightlyRule& rule, NightVerdict& v) {
     v.note = "tonight has no positive value";
     return f;
   }
-  std::vector<double> all = f.levels;
-  all.push_back(f.tonight);
-  v.steps = change_points(all, rule.change_points);
   const int T = static_cast<int>(f.levels.size());
+  // A fresh change point (last night and tonight on a new level) that last
+  // night did not raise: the step is tonight's too. Tonight is judged against
+  // the level before it (last night left out of the reference), and the step
+  // is not one the history shows.
+  const bool untrusted_fresh = !trust_fresh && !steps.empty() && steps.back().index == T - 1;
+  v.steps = steps;
+  if (untrusted_fresh) v.steps.pop_back();
   if (T < rule.min_nights) {
     v.note = "insufficient history: " + std::to_string(T) + " night(s) of this series, " +
              std::to_string(rule.min_nights) + " needed";
@@ -59,7 +76,7 @@ SeriesFit fit(const NightSeries& s, const NightlyRule& rule, NightVerdict& v) {
   }
   // Segments over the history nights, from the change points.
   std::vector<int> bounds = {0};
-  for (const auto& c : v.steps)
+  for (const auto& c : steps)  // the fresh one too: last night's level is its own
     if (c.index < T) bounds.push_back(c.index);
   bounds.push_back(T);
   int segments = 0;
@@ -72,9 +89,13 @@ SeriesFit fit(const NightSeries& s, const NightlyRule& rule, NightVerdict& v) {
   }
   f.df = T - segments;
   f.reference_start = bounds[bounds.size() - 2];
-  std::vector<std::vector<double>> runs = s.nights;
-  runs.push_back(s.tonight);
-  f.within = within_run_noise(runs);
+  f.reference_end = T;
+  if (untrusted_fresh && bounds.size() >= 3) {
+    f.reference_start = bounds[bounds.size() - 3];
+    f.reference_end = T - 1;
+  }
+  // From the history only: a noisy night must not widen its own yardstick.
+  f.within = within_run_noise(s.nights);
   double hist_n = 0;
   for (const auto& n : s.nights) hist_n += static_cast<double>(n.size());
   hist_n /= T;
@@ -105,10 +126,41 @@ std::string describe(const NightlyRule& r) {
   return buf;
 }
 
-std::vector<NightVerdict> judge_nights(const std::vector<NightSeries>& series, const NightlyRule& rule) {
+namespace {
+
+std::vector<NightVerdict> judge(const std::vector<NightSeries>& series, const NightlyRule& rule, bool check_fresh) {
   std::vector<NightVerdict> out(series.size());
+  // A change point at the last history night puts that night and tonight on a
+  // new level. If that night was flagged when it ran (the step was seen, and
+  // accepted by whoever added it), tonight is judged against the new level;
+  // if it was not (it stayed under the bar), the step is tonight's too and
+  // tonight is judged against the level before it.
+  std::vector<std::vector<ChangePoint>> steps;
+  std::vector<bool> trust(series.size(), false);
+  bool any_fresh = false;
+  for (const auto& s : series) {
+    steps.push_back(steps_of(s, rule));
+    const int T = static_cast<int>(s.nights.size());
+    any_fresh = any_fresh || (!steps.back().empty() && steps.back().back().index == T - 1);
+  }
+  if (any_fresh && check_fresh) {
+    std::vector<NightSeries> before;
+    for (const auto& s : series) {
+      NightSeries b;
+      b.direction = s.direction;
+      b.noise = s.noise;
+      if (!s.nights.empty()) {
+        b.nights.assign(s.nights.begin(), s.nights.end() - 1);
+        b.tonight = s.nights.back();
+      }
+      before.push_back(std::move(b));
+    }
+    const auto then = judge(before, rule, false);
+    for (size_t i = 0; i < series.size(); ++i)
+      trust[i] = then[i].outcome == NightOutcome::regressed || then[i].outcome == NightOutcome::improved;
+  }
   std::vector<SeriesFit> fits;
-  for (size_t i = 0; i < series.size(); ++i) fits.push_back(fit(series[i], rule, out[i]));
+  for (size_t i = 0; i < series.size(); ++i) fits.push_back(fit(series[i], rule, out[i], steps[i], trust[i]));
 
   // The between-night variance, pooled over the series (df-weighted).
   double num = 0, df_b = 0;
@@ -124,10 +176,10 @@ std::vector<NightVerdict> judge_nights(const std::vector<NightSeries>& series, c
     const SeriesFit& f = fits[i];
     NightVerdict& v = out[i];
     if (!f.judged) continue;
-    const int T = static_cast<int>(f.levels.size());
-    const double R = T - f.reference_start;
+    const double R = f.reference_end - f.reference_start;
     v.reference_nights = static_cast<int>(R);
-    v.reference_level = mean(std::vector<double>(f.levels.begin() + f.reference_start, f.levels.end()));
+    v.reference_level =
+        mean(std::vector<double>(f.levels.begin() + f.reference_start, f.levels.begin() + f.reference_end));
     const double var_w = std::isfinite(f.within.var) ? f.within.var : 0;
     const double wt = kappa_over_n(f.tonight_n) * var_w, wh = f.within_part;
     // Var(tonight - reference) = between (1 + 1/R) + within parts, each with its df.
@@ -142,7 +194,9 @@ std::vector<NightVerdict> judge_nights(const std::vector<NightSeries>& series, c
       var = std::max(var, own / R);
       df = f.df;
     }
-    if (const auto& k = series[i].noise; k && k->run_sd > 0 && k->df > 0) {
+    // A calibrated run-to-run noise joins the model's, unless this series has
+    // just shown itself noisier than the model (then its own spread stands).
+    if (const auto& k = series[i].noise; k && k->run_sd > 0 && k->df > 0 && !v.own_spread) {
       const double known = k->run_sd * k->run_sd * (1 + 1 / R);
       if (std::isfinite(k->df)) {
         var = (df * var + k->df * known) / (df + k->df);
@@ -180,6 +234,12 @@ std::vector<NightVerdict> judge_nights(const std::vector<NightSeries>& series, c
                                                       : NightOutcome::same;
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<NightVerdict> judge_nights(const std::vector<NightSeries>& series, const NightlyRule& rule) {
+  return judge(series, rule, true);
 }
 
 }  // namespace ftb::stats

@@ -95,6 +95,11 @@ AaCheck aa_check(const std::vector<Report>& runs, const stats::NightlyRule& rule
       names.push_back(scenario);
     }
     const auto v = stats::judge_nights(series, rule);
+    // A night counts when at least one of its rows could be judged (with too
+    // few runs every row is "insufficient history": no alarm, and no evidence).
+    bool judged = false;
+    for (const auto& x : v) judged = judged || x.outcome != stats::NightOutcome::insufficient;
+    if (!judged) continue;
     ++aa.regress_nights;
     bool alarmed = false;
     for (size_t i = 0; i < v.size(); ++i)
@@ -126,6 +131,9 @@ AaCheck aa_check(const std::vector<Report>& runs, const stats::NightlyRule& rule
           names.push_back(scenario + " " + to_string(m));
         }
       const auto verdicts = stats::run_verdicts(rows, 0.05, 0.02);
+      bool judged = false;
+      for (auto x : verdicts) judged = judged || x != stats::RunVerdict::cannot_tell;
+      if (!judged) continue;  // too few other runs to estimate the noise: no evidence either way
       ++aa.compare_pairs;
       bool flagged = false;
       for (size_t i = 0; i < verdicts.size(); ++i)

@@ -50,9 +50,9 @@ stats::KnownNoise known_noise(const NoiseEstimate& e);
 
 // The rule run on the A/A runs themselves.
 struct AaCheck {
-  int regress_nights = 0, regress_alarms = 0;  // runs judged as tonight vs the others; whole reports alarmed
+  int regress_nights = 0, regress_alarms = 0;  // runs judged as tonight vs the others (a row judged at least); alarmed
   std::vector<std::string> regress_alarmed;    // "run-3: baseline"
-  int compare_pairs = 0, compare_verdicts = 0; // pairs of runs; pairs with any faster/slower verdict
+  int compare_pairs = 0, compare_verdicts = 0; // pairs with a row judged (noise from >= 2 other runs); with a verdict
   std::vector<std::string> compare_flagged;
 };
 

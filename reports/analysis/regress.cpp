@@ -420,7 +420,9 @@ RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, co
           v.change = std::expm1(d.diff);
           v.p = p_worse.back();
           v.df = d.df;
-          if (d.basis == stats::NoiseBasis::none)
+          if (!std::isfinite(d.diff))
+            v.note = "a run with a throughput of 0 has no level: not judged";
+          else if (d.basis == stats::NoiseBasis::none)
             v.note = "cannot tell from one run a side: the run-to-run noise is unknown (repeats inside one process "
                      "share its luck); add baseline runs (--baseline R1 R2 ...) or --noise from `ftbench calibrate`";
           else

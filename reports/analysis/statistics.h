@@ -50,7 +50,8 @@ Interval median_interval(const std::vector<double>& x, double level = 0.95);
 
 // median(num) / median(den). Paired (the i-th values ran in the same round)
 // when `paired` and the sizes agree: the order-statistic interval of the
-// per-round ratios. Unpaired: [low(num)/high(den), high(num)/low(den)] from
+// per-round ratios (an interval for their median, which can differ a little
+// from the ratio of medians the estimate keeps: the table's figure). Unpaired: [low(num)/high(den), high(num)/low(den)] from
 // the two medians' intervals, coverage at least the product of theirs.
 Interval ratio_interval(const std::vector<double>& num, const std::vector<double>& den, bool paired,
                         double level = 0.95);

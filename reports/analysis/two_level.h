@@ -24,8 +24,9 @@ namespace ftb::stats {
 double t_cdf(double t, double df);
 double t_quantile(double p, double df);
 
-// n * Var(median of n iid N(0, 1)), from the order statistics' density by
-// numerical integration (exact to 1e-6); 1 for n <= 2.
+// n * Var(median of n iid N(0, 1)) by a deterministic simulation (200,000
+// medians, fixed seed, standard error about 0.3 %); 1 for n <= 2, pi/2 (with
+// its 1/n correction) above 60.
 double median_variance_factor(int n);
 
 // The median of the log values (NaN when empty or any value <= 0).
@@ -77,7 +78,8 @@ std::string to_string(NoiseBasis b);
 // t interval over runs. The run-to-run variance comes from the runs
 // themselves (pooled over both sides, k + m - 2 degrees of freedom) and/or a
 // noise file (its df); with one run a side and no noise file nothing
-// estimates it, and basis is `none`: no p-value, no interval.
+// estimates it, and basis is `none`: no p-value, no interval. A level that is
+// not finite (a run with a value <= 0) also gives basis none, diff NaN.
 struct LevelDifference {
   int runs_a = 0, runs_b = 0;
   double diff = std::numeric_limits<double>::quiet_NaN();  // mean level B - mean level A
