@@ -53,5 +53,5 @@ TEST_CASE("change_points: a last segment needs min_segment values, NaN gives non
   REQUIRE(cps.size() == 1);
   CHECK(cps[0].index == 10);
   CHECK(change_points({1, NAN, 2, 3}).empty());
-  CHECK(welch_p({1, 2}, {1, 2}) == doctest::Approx(1));
+  CHECK(student_p({1, 2}, {1, 2}) == doctest::Approx(1));
 }

@@ -60,19 +60,6 @@ double student_p(const std::vector<double>& a, const std::vector<double>& b) {
   return std::min(1.0, 2 * t_cdf(-std::abs(diff) / std::sqrt(se2), df));
 }
 
-double welch_p(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() < 2 || b.size() < 2) return 1;
-  const double va = sample_variance(a) / static_cast<double>(a.size());
-  const double vb = sample_variance(b) / static_cast<double>(b.size());
-  const double diff = mean(b) - mean(a);
-  const double se2 = va + vb;
-  if (!(se2 > 0)) return diff == 0 ? 1 : 0;
-  const double df = se2 * se2 /
-                    (va * va / static_cast<double>(a.size() - 1) + vb * vb / static_cast<double>(b.size() - 1));
-  const double t = std::abs(diff) / std::sqrt(se2);
-  return std::min(1.0, 2 * t_cdf(-t, df));
-}
-
 std::vector<ChangePoint> change_points(const std::vector<double>& x, const ChangePointOptions& o) {
   std::vector<ChangePoint> out;
   for (double v : x)

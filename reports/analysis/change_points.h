@@ -28,10 +28,9 @@ struct ChangePoint {
 // Change points of `x`, in increasing index.
 std::vector<ChangePoint> change_points(const std::vector<double>& x, const ChangePointOptions& o = {});
 
-// Two-sample t-tests, two-sided p: Student's with the pooled variance (1
-// when there are fewer than three values), Welch's (1 when either side has
-// fewer than two); 0 for different means without any spread.
+// The two-sample Student t-test with the pooled variance, two-sided p (1
+// when there are fewer than three values; 0 for different means without any
+// spread).
 double student_p(const std::vector<double>& a, const std::vector<double>& b);
-double welch_p(const std::vector<double>& a, const std::vector<double>& b);
 
 }  // namespace ftb::stats

@@ -34,23 +34,24 @@ double kappa_over_n(double n) {
   return median_variance_factor(k) / k;
 }
 
-// The change points of history + tonight; empty when a level is not finite.
-std::vector<ChangePoint> steps_of(const NightSeries& s, const NightlyRule& rule) {
+// The levels of the history's nights and, last, tonight's.
+std::vector<double> levels_of(const NightSeries& s) {
   std::vector<double> all;
   for (const auto& n : s.nights) all.push_back(run_level(n));
   all.push_back(run_level(s.tonight));
-  return change_points(all, rule.change_points);
+  return all;
 }
 
 // `trust_fresh`: whether a change point at the last history night (a new
 // level of that night and tonight only) is a step to judge tonight against;
 // judge_nights decides it by whether that night was itself flagged.
-SeriesFit fit(const NightSeries& s, const NightlyRule& rule, NightVerdict& v, std::vector<ChangePoint> steps,
-              bool trust_fresh) {
+SeriesFit fit(const NightSeries& s, std::vector<double> levels, const NightlyRule& rule, NightVerdict& v,
+              std::vector<ChangePoint> steps, bool trust_fresh) {
   SeriesFit f;
   v.history_nights = static_cast<int>(s.nights.size());
-  for (const auto& n : s.nights) f.levels.push_back(run_level(n));
-  f.tonight = run_level(s.tonight);
+  f.tonight = levels.back();
+  levels.pop_back();
+  f.levels = std::move(levels);
   v.tonight_level = f.tonight;
   for (double l : f.levels)
     if (!std::isfinite(l)) {
@@ -135,11 +136,13 @@ std::vector<NightVerdict> judge(const std::vector<NightSeries>& series, const Ni
   // accepted by whoever added it), tonight is judged against the new level;
   // if it was not (it stayed under the bar), the step is tonight's too and
   // tonight is judged against the level before it.
-  std::vector<std::vector<ChangePoint>> steps;
+  std::vector<std::vector<double>> levels;
+  std::vector<std::vector<ChangePoint>> steps;  // empty where a level is not finite
   std::vector<bool> trust(series.size(), false);
   bool any_fresh = false;
   for (const auto& s : series) {
-    steps.push_back(steps_of(s, rule));
+    levels.push_back(levels_of(s));
+    steps.push_back(change_points(levels.back(), rule.change_points));
     const int T = static_cast<int>(s.nights.size());
     any_fresh = any_fresh || (!steps.back().empty() && steps.back().back().index == T - 1);
   }
@@ -160,7 +163,7 @@ std::vector<NightVerdict> judge(const std::vector<NightSeries>& series, const Ni
       trust[i] = then[i].outcome == NightOutcome::regressed || then[i].outcome == NightOutcome::improved;
   }
   std::vector<SeriesFit> fits;
-  for (size_t i = 0; i < series.size(); ++i) fits.push_back(fit(series[i], rule, out[i], steps[i], trust[i]));
+  for (size_t i = 0; i < series.size(); ++i) fits.push_back(fit(series[i], std::move(levels[i]), rule, out[i], steps[i], trust[i]));
 
   // The between-night variance, pooled over the series (df-weighted).
   double num = 0, df_b = 0;

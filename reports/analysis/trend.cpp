@@ -91,8 +91,7 @@ std::string trend_markdown(const std::string& scenario, Metric m, const std::vec
       // The previous run of its series: the commit range of the step.
       std::string from = "?";
       for (size_t j = i; j-- > 0;)
-        if (points[j].run.machine == p.run.machine && points[j].run.preset == p.run.preset &&
-            points[j].run.config_hash == p.run.config_hash) {
+        if (same_series(points[j].run, p.run)) {
           from = points[j].run.git_commit + " (" + points[j].run.time + ")";
           break;
         }

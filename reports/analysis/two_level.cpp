@@ -1,5 +1,7 @@
 #include "reports/analysis/two_level.h"
 
+#include "core/train/records.h"
+
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
@@ -17,14 +19,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 bool normal_df(double df) { return !std::isfinite(df) || df > 1e6; }
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return kNaN;
-  const size_t h = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(h), v.end());
-  const double upper = v[h];
-  if (v.size() % 2) return upper;
-  return (upper + *std::max_element(v.begin(), v.begin() + static_cast<long>(h))) / 2;
-}
 
 }  // namespace
 
@@ -59,7 +53,7 @@ double median_variance_factor(int n) {
   double sum = 0, sum2 = 0;
   for (int i = 0; i < kDraws; ++i) {
     for (auto& x : v) x = z(rng);
-    const double m = median_of(v);
+    const double m = median(v);  // the one median (core/train/records.h)
     sum += m;
     sum2 += m * m;
   }
@@ -78,7 +72,7 @@ double run_level(const std::vector<double>& repeats) {
   const auto logs = log_values(repeats);
   for (double v : logs)
     if (!std::isfinite(v)) return kNaN;
-  return median_of(logs);
+  return logs.empty() ? kNaN : median(std::move(logs));
 }
 
 double mean(const std::vector<double>& x) {
