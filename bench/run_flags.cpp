@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "bench/progress.h"
+#include "core/text/allocator.h"
 #include "core/text/files.h"
 #include "core/train/environment.h"
 #include "core/text/interrupt.h"
@@ -69,6 +70,8 @@ RunConfig resolve_config(const RunArgs& a) {
 }
 
 SweepOutcome run_and_write(const RunConfig& config, const std::string& out, Report& report) {
+  // Before anything large is allocated, and in every rank (each re-runs this).
+  const nlohmann::json allocator = apply_malloc_mode(parse_malloc_mode(config.allocator, "allocator"));
   ProgressPrinter progress;
   if (is_launched_rank()) return {run_launched_rank(config, {&progress}), false};
   const DistEnv env = dist_env_from_environment();
@@ -91,6 +94,7 @@ SweepOutcome run_and_write(const RunConfig& config, const std::string& out, Repo
   if (sweep.reports()) {
     report.environment = capture_environment();
     report.environment["command_line"] = command_line(invocation());
+    report.environment["allocator"] = allocator;
   }
   report.config = to_json(sweep.config());
   report.config["workload"] = workload.describe();

@@ -237,6 +237,8 @@ ScenarioResult run_peer(const Workload& w, const RunConfig& c, const ScenarioCon
   r.extra["python_version"] = j.at("python_version");
   r.extra["peer_optimizer"] = j.at("optimizer");
   r.extra["peer_threads"] = j.at("threads");
+  // The malloc rule the peer ran under (environment.allocator says ftbench's).
+  r.extra["peer_glibc_tunables"] = j.value("glibc_tunables", nlohmann::json(nullptr));
   r.extra["compiled"] = j.at("compiled");
   r.extra["step_ms_median_ci95"] = j.at("step_ms_median_ci95");
   r.extra["warmup_pass_s"] = j.at("warmup_pass_s");  // untimed, as environment.warmup for ftbench

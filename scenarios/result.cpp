@@ -66,8 +66,11 @@ json epoch_to_json(const EpochRecord& e) {
           {"val_loss", e.val_loss},   {"val_acc", e.val_acc},       {"time_s", e.time_s}};
 }
 
+json phases_to_json(const PhaseTimes& p);
+PhaseTimes phases_from_json(const json& j, const std::string& path);
+
 json sample_to_json(const RepeatSample& s) {
-  return {{"wall_time_s", s.wall_time_s},
+  json j = {{"wall_time_s", s.wall_time_s},
           {"train_samples_per_s", s.train_samples_per_s},
           {"train_tokens_per_s", s.train_tokens_per_s},
           {"val_acc", s.val_acc},
@@ -76,6 +79,8 @@ json sample_to_json(const RepeatSample& s) {
           {"step_ms_median", s.step_ms_median},
           {"train_samples", s.train_samples},
           {"steady_samples_per_s", s.steady_samples_per_s}};
+  if (!s.phases.empty()) j["phases"] = phases_to_json(s.phases);
+  return j;
 }
 
 RepeatSample sample_from_json(const json& j, const std::string& path) {
@@ -91,6 +96,7 @@ RepeatSample sample_from_json(const json& j, const std::string& path) {
   if (f.has("step_ms_median")) s.step_ms_median = f.number("step_ms_median");
   if (f.has("train_samples")) s.train_samples = f.integer("train_samples");
   if (f.has("steady_samples_per_s")) s.steady_samples_per_s = f.number("steady_samples_per_s");
+  if (f.has("phases")) s.phases = phases_from_json(f.at("phases"), f.name("phases"));
   return s;
 }
 json distributed_to_json(const ScenarioResult::Distributed& d) {
@@ -194,7 +200,7 @@ json to_json(const ScenarioResult& r, bool with_steps) {
       {"distributed", r.distributed.backend.empty() ? json(nullptr) : distributed_to_json(r.distributed)},
       {"aggregate",
        {{"statistic", "median over repeats: times, throughputs, accuracy, the step time behind MFU (peak memory: max)"},
-        {"detail_from", "last repeat (epochs, loss, phases, technique counters, step percentiles)"}}},
+        {"detail_from", "last repeat (epochs, loss, technique counters, step percentiles); phases: each phase's median over repeats"}}},
   };
   if (!r.phases.empty()) j["phases"] = phases_to_json(r.phases);
   if (with_steps) j["steps"] = steps_to_json(r.steps);
@@ -279,6 +285,21 @@ void aggregate_repeats(ScenarioResult& r) {
   }
   r.peak_bytes = 0;
   for (const auto& s : r.repeats) r.peak_bytes = std::max(r.peak_bytes, s.peak_bytes);
+  // Phases: each phase's median, where every repeat measured them on one clock
+  // (otherwise the row keeps what it has: the last repeat's, or an old report's).
+  const bool phased = !r.repeats.empty() && std::all_of(r.repeats.begin(), r.repeats.end(), [&](const RepeatSample& s) {
+    return !s.phases.empty() && s.phases.clock == r.repeats.front().phases.clock;
+  });
+  if (phased) {
+    PhaseTimes p;
+    p.clock = r.repeats.front().phases.clock;
+    for (Phase ph : all_phases()) {
+      std::vector<double> v;
+      for (const auto& s : r.repeats) v.push_back(s.phases[ph]);
+      p[ph] = median(v);
+    }
+    r.phases = p;
+  }
 }
 
 }  // namespace ftb

@@ -30,8 +30,11 @@ struct RepeatSample {
   int64_t peak_bytes = 0;
   double step_ms_median = 0;      // steady-state step (warm-up excluded)
   int64_t train_samples = 0;
-  // Steady-state throughput: samples per step (all ranks) over the median step.
+  // Steady-state throughput: post-warm-up samples (all ranks) over post-warm-up
+  // step and loader-wait time (steady_throughput, core/train/train_loop.h).
   double steady_samples_per_s = 0;
+  // Seconds per phase of this repeat (rank 0's); clock none = not measured.
+  PhaseTimes phases{};
 };
 
 // One row of the report. Rule for fields: what every row can have is a field
@@ -39,9 +42,9 @@ struct RepeatSample {
 // goes in `extra`. The measurements are of two kinds, kept apart:
 //  - per repeat: `repeats` (one RepeatSample each);
 //  - aggregate: the medians/maxima computed from `repeats` by
-//    aggregate_repeats(); the detail records (epochs, steps, phases,
-//    technique counters) are those of the last repeat, as the report says
-//    ("aggregate" key).
+//    aggregate_repeats() (phases too: each phase's median); the detail
+//    records (epochs, steps, technique counters) are those of the last
+//    repeat, as the report says ("aggregate" key).
 struct ScenarioResult {
   std::string scenario;
   Status status = Status::ok;
@@ -69,8 +72,9 @@ struct ScenarioResult {
   double mfu_peak_tflops = 0;    // per device, for this row's precision (environment.mfu_peak); 0 = none
   double loader_wait_s = 0;      // total time the step waited on data
   double real_token_share = 0;   // non-pad over padded tokens of the training batches (last repeat); 0 = unknown
-  // Where the time went (rank 0's, last repeat): train phases of every step,
-  // validation and test; clock none = not measured (a skipped row, an old report).
+  // Where the time went (rank 0's; each phase's median over repeats, the last
+  // repeat's in reports from before per-repeat phases): train phases of every
+  // step, validation and test; clock none = not measured (a skipped row, an old report).
   PhaseTimes phases;
   // Technique-specific measurements every scenario reports (0 when unused).
   int64_t skipped_steps = 0;     // optimizer steps skipped by loss scaling (inf/NaN gradients)

@@ -59,6 +59,8 @@ void run_repeat(ScenarioResult& row, const ScenarioInfo& info, const Workload& w
     throw_if_interrupted();  // a signal during warm-up or between rows ends this row
     ScenarioResult r = run(workload, config, context);
     r.scenario = info.name;
+    for (auto& s : r.repeats)
+      if (s.phases.empty()) s.phases = r.phases;  // this repeat's (the row keeps their median)
     samples.insert(samples.end(), r.repeats.begin(), r.repeats.end());
     row = std::move(r);
   } catch (const InputError&) {

@@ -233,6 +233,33 @@ TEST_CASE("a filled ScenarioResult survives JSON text and back (steps excepted)"
   CHECK(back.steps.empty());  // steps go to steps.csv, not report.json
 }
 
+TEST_CASE("phases are each phase's median over repeats, and each repeat's survive JSON") {
+  ftb::ScenarioResult r;
+  r.scenario = "baseline";
+  for (double forward : {1.0, 3.0, 2.0}) {
+    ftb::RepeatSample s;
+    s.wall_time_s = forward + 1;
+    s.phases.clock = ftb::PhaseClock::steady_clock;
+    s.phases[ftb::Phase::forward] = forward;
+    s.phases[ftb::Phase::backward] = 2 * forward;
+    r.repeats.push_back(s);
+  }
+  r.phases = r.repeats.back().phases;  // what a scenario leaves: its last repeat's
+  ftb::aggregate_repeats(r);
+  CHECK(r.phases.clock == ftb::PhaseClock::steady_clock);
+  CHECK(r.phases[ftb::Phase::forward] == 2.0);
+  CHECK(r.phases[ftb::Phase::backward] == 4.0);
+  const ftb::ScenarioResult back = ftb::result_from_json(nlohmann::json::parse(ftb::to_json(r).dump()));
+  REQUIRE(back.repeats.size() == 3);
+  CHECK(back.repeats[1].phases[ftb::Phase::forward] == 3.0);
+  CHECK(back.phases[ftb::Phase::forward] == 2.0);
+  // A repeat without phases (an old report's samples): the row keeps its own.
+  r.repeats[0].phases = {};
+  r.phases[ftb::Phase::forward] = 7.0;
+  ftb::aggregate_repeats(r);
+  CHECK(r.phases[ftb::Phase::forward] == 7.0);
+}
+
 TEST_CASE("a diverged (NaN) loss is written as null and read back as NaN") {
   ftb::ScenarioResult r = filled_result();
   r.test_loss = std::numeric_limits<double>::quiet_NaN();

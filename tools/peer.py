@@ -29,6 +29,7 @@ Standalone (after `ftbench run --scenarios peer keep_peer_files=1`):
 import argparse
 import copy
 import json
+import os
 import random
 import resource
 import sys
@@ -233,6 +234,8 @@ def main(argv):
         "python_version": sys.version.split()[0],
         "device": str(device),
         "threads": torch.get_num_threads(),
+        # glibc malloc's thresholds as this process got them (ftbench's allocator=tuned exports them)
+        "glibc_tunables": os.environ.get("GLIBC_TUNABLES"),
         "amp": args.amp,
         "compiled": args.compile,
         "optimizer": f"torch.optim.Adam(foreach={foreach})",

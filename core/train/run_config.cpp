@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "core/model/hf_config.h"
+#include "core/text/allocator.h"
 #include "core/text/errors.h"
 
 namespace ftb {
@@ -104,6 +105,7 @@ const std::vector<Field>& fields() {
       FTB_STR(synthetic_lengths, "synthetic review lengths: compact (40-150 words) | imdb (IMDB's distribution: median 231 tokens)"),
       FTB_NUM(vocab_size, int, "WordPiece vocabulary trained from the corpus: entries; 0 = auto (every word seen twice whole, at most 8000)"),
       FTB_NUM(prefetch, int, "batches prepared ahead by the loader thread; -1 = auto (0 on a CPU with no spare core)"),
+      FTB_STR(allocator, "glibc malloc: tuned (fixed mmap/trim thresholds, also for the peer and ranks) | system (glibc's moving default)"),
       FTB_STR(model_type, "embedded model family: distilbert | bert"),
       FTB_NUM(dim, int, "embedded model width"),
       FTB_NUM(n_layers, int, "embedded model layers"),
@@ -252,6 +254,7 @@ void validate(const RunConfig& c) {
           "must be compact or imdb");
   require(c.vocab_size == 0 || c.vocab_size >= 100, "vocab_size", "must be 0 (auto) or >= 100");
   require(c.prefetch >= -1, "prefetch", "must be >= 0, or -1 (auto)");
+  parse_malloc_mode(c.allocator, "allocator");
   require(c.dim >= 1 && c.n_heads >= 1 && c.dim % c.n_heads == 0, "n_heads", "must divide dim");
   require(c.n_layers >= 1, "n_layers", "must be >= 1");
   require(c.hidden_dim >= 1, "hidden_dim", "must be >= 1");

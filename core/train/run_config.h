@@ -64,6 +64,9 @@ struct RunConfig {
   // 0, synchronous: on a CPU whose every core computes, a loader thread
   // competes with the compute threads and makes runs land apart).
   int prefetch = -1;
+  // glibc malloc's thresholds for the run (core/text/allocator.h): tuned
+  // (fixed; the peer and the ranks inherit them) | system (glibc's moving default).
+  std::string allocator = "tuned";
 
   // Embedded model (used when model_dir is empty); HF DistilBERT names for
   // either family (for bert: hidden_size, num_hidden_layers, ...).

@@ -82,7 +82,8 @@ std::string shared_settings(const Report& report) {
     data = (*w)["data_source"].get<std::string>();
   return "batch " + text("batch_size") + " per rank, max_length " + text("max_length") + ", padding " +
          text("padding") + ", data " + data + ", " + text("epochs") + " epoch(s)" +
-         (text("max_steps") != "0" && text("max_steps") != "?" ? " of at most " + text("max_steps") + " steps" : "");
+         (text("max_steps") != "0" && text("max_steps") != "?" ? " of at most " + text("max_steps") + " steps" : "") +
+         (c.contains("allocator") ? ", malloc " + text("allocator") : "");
 }
 
 }  // namespace ftb

@@ -100,7 +100,7 @@ std::optional<ResultTable> ladder_table(const Report& report, const std::string&
   }
   t.notes = "Ladder: each rung stacks one more technique (adds) on the rung below and is timed against it, in the same "
             "run; the rows and their stacks are in the table above (fastest: extra.stack). Speed-ups as above (wall "
-            "time, validation included; steady: samples/s at the median step).\n";
+            "time, validation included; steady: samples/s after warm-up).\n";
   return t;
 }
 

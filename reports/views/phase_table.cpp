@@ -36,8 +36,13 @@ std::optional<ResultTable> phase_table(const Report& report) {
     t.rows.push_back(std::move(row));
   }
   if (t.rows.size() == 1) return std::nullopt;
+  // Reports since per-repeat phases keep each repeat's; older ones the last repeat's.
+  bool per_repeat = false;
+  for (const auto& r : report.results)
+    for (const auto& s : r.repeats) per_repeat = per_repeat || !s.phases.empty();
   t.notes =
-      "Where the time goes (rank 0, last repeat): percent of the row's total. Per training step: data_wait (the "
+      std::string("Where the time goes (rank 0, ") +
+      (per_repeat ? "each phase's median over repeats" : "last repeat") + "): percent of the row's total. Per training step: data_wait (the "
       "host waiting on the loader), h2d_copy, forward, backward, optimizer (zero_grad and step), grad_comm (waiting "
       "for gradient collectives after backward; the overlapped part is in backward), other (step time in no named "
       "phase, e.g. a CUDA-graph replay); then the validation and test passes. steady_clock on a CPU; cuda_events "

@@ -171,7 +171,7 @@ ResultTable speedup_table(const Report& report, const std::string& baseline) {
   for (const auto& r : report.results) repeats = std::max(repeats, static_cast<int>(r.repeats.size()));
   return {table, right,
          "speed-up: " + baseline + "'s wall time over the row's (end-to-end, validation included, as the "
-         "reference times it); steady speed-up: samples/s at the median step after warm-up over " + baseline +
+         "reference times it); steady speed-up: samples/s after warm-up (samples over step and loader-wait time) over " + baseline +
          "'s. ! marks a test accuracy further from " + baseline + "'s than the preset's tolerance. Medians of up to " + std::to_string(repeats) + " repeat(s) of one run; [interval] where a row has "
          "two or more: order statistics of the per-round ratios (distribution-free), with its coverage where it is "
          "not 95 % (3 repeats reach 75 %, 5 reach 94 %); repeats of one run share its luck, so the interval says "

@@ -394,7 +394,7 @@ std::map<std::string, json> vega_specs(const Report& report, const std::string& 
                                   }}},
                                   ".1f");
   specs["test_accuracy"] = bar_chart(
-      report, "test_accuracy", chart_title("test accuracy (last repeat)", sub), "test accuracy (%)",
+      report, "test_accuracy", chart_title("test accuracy (median over repeats)", sub), "test accuracy (%)",
       {{"", [](const ScenarioResult& r) { return BarValue{100 * r.test_acc, std::nullopt, std::nullopt, ""}; }}},
       ".2f");
   specs["epochs"] = epochs_chart(report, sub);

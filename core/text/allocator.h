@@ -1,0 +1,39 @@
+// glibc malloc's thresholds, fixed for the whole run (config key `malloc`).
+//
+// By default glibc moves its mmap threshold up as large blocks are freed, and
+// returns memory to the system whenever the top of the heap has 128 KiB free:
+// how a process's tensors are allocated (page faults per step, mmap/munmap per
+// tensor) then depends on its own history, and processes of one command land
+// apart (results/malloc-tunables-2026-12-01: baseline's run-to-run CV 11 % ->
+// 3 % with fixed thresholds). "tuned" fixes both (mmap above 32 MiB only,
+// trim above 1 GiB) with mallopt and exports the same setting in
+// GLIBC_TUNABLES, so every child process (the Python peer, the ranks of a
+// distributed row) allocates under the same rule; "system" leaves glibc's
+// defaults (or whatever GLIBC_TUNABLES the caller set). POSIX/glibc, no LibTorch.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace ftb {
+
+enum class MallocMode { tuned, system };
+std::string to_string(MallocMode m);
+// "tuned" | "system"; InputError naming `flag` otherwise.
+MallocMode parse_malloc_mode(const std::string& value, const std::string& flag);
+
+inline constexpr long kTunedMmapThreshold = 32L << 20;   // bytes
+inline constexpr long kTunedTrimThreshold = 1L << 30;    // bytes
+
+// Applies `mode` to this process (and its future children) and says what
+// holds: {"malloc", "mmap_threshold", "trim_threshold" (bytes, or null =
+// glibc's moving default), "glibc_tunables" (as exported), "how"}. Called
+// once, before the workload is built.
+nlohmann::json apply_malloc_mode(MallocMode mode);
+
+// The GLIBC_TUNABLES value that adds the tuned thresholds to `current`
+// (other tunables kept; a malloc threshold already there is replaced).
+std::string tuned_glibc_tunables(const std::string& current);
+
+}  // namespace ftb
