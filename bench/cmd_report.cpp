@@ -11,6 +11,7 @@
 #include "bench/commands.h"
 #include "core/text/errors.h"
 #include "core/text/files.h"
+#include "reports/analysis/noise.h"
 #include "reports/record/report.h"
 #include "reports/views/views.h"
 
@@ -19,7 +20,7 @@ namespace {
 
 struct ReportArgs {
   std::vector<std::string> inputs;
-  std::string out;
+  std::string out, noise;
 };
 
 bool is_dir(const std::string& path) {
@@ -68,6 +69,10 @@ std::string default_compare_dir() {
 int run(const ReportArgs& args) {
   std::vector<Loaded> loaded;
   for (const auto& input : args.inputs) loaded.push_back(load(input));  // all read before anything is written
+  if (!args.noise.empty()) {
+    const nlohmann::json run_noise = run_noise_json(read_noise_file(args.noise), args.noise);
+    for (auto& l : loaded) l.report.run_noise = run_noise;
+  }
   const Renderer renderer = default_renderer();
   RenderOutcome outcome;
   std::string page;
@@ -106,6 +111,9 @@ Command add_report_command(CLI::App& app) {
   sub->add_option("--out", args->out,
                   "output folder (one report: default beside it; several: default out/compare-<date-time>, "
                   "one sub-folder per report)");
+  sub->add_option("--noise", args->noise,
+                  "noise.json from `ftbench calibrate`: the table's speed-up intervals carry the run-to-run noise it "
+                  "measured (the views only; report.json is not rewritten)");
   return {sub, [args] { return run(*args); }};
 }
 

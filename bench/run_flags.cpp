@@ -69,7 +69,8 @@ RunConfig resolve_config(const RunArgs& a) {
   return c;
 }
 
-SweepOutcome run_and_write(const RunConfig& config, const std::string& out, Report& report) {
+SweepOutcome run_and_write(const RunConfig& config, const std::string& out, Report& report,
+                           const nlohmann::json& run_noise) {
   // Before anything large is allocated, and in every rank (each re-runs this).
   const nlohmann::json allocator = apply_malloc_mode(parse_malloc_mode(config.allocator, "allocator"));
   ProgressPrinter progress;
@@ -91,6 +92,7 @@ SweepOutcome run_and_write(const RunConfig& config, const std::string& out, Repo
   }
   if (sweep.reports()) std::cerr << workload.summary() << "\n" << workload.load_warning();
   report = Report{};
+  report.run_noise = run_noise;
   if (sweep.reports()) {
     report.environment = capture_environment();
     report.environment["command_line"] = command_line(invocation());

@@ -41,6 +41,8 @@ struct SweepOutcome {
   int exit_code = 0;    // 1 when a row failed, 130/143 when SIGINT/SIGTERM stopped it
   bool wrote = false;   // false in a rank that does not write the report, or interrupted before the first row
 };
-SweepOutcome run_and_write(const RunConfig& config, const std::string& out, Report& report);
+// run_noise: a calibrate file's JSON for the speed-up intervals (Report::run_noise; null = none).
+SweepOutcome run_and_write(const RunConfig& config, const std::string& out, Report& report,
+                           const nlohmann::json& run_noise = nullptr);
 
 }  // namespace ftb

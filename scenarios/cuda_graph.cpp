@@ -20,8 +20,12 @@
 // Needs CUDA; on other machines the row is skipped with its reason.
 #include "scenarios/cuda_graph.h"
 
+#include "scenarios/capture_guard.h"
+
+#include "core/model/attention.h"
 #include "core/train/optimizer.h"
 #include "core/train/device.h"
+#include "core/text/errors.h"
 #include "scenarios/common.h"
 #include "scenarios/registry.h"
 #include "scenarios/sync_free_step.h"
@@ -29,10 +33,13 @@
 #ifdef FTB_WITH_CUDA
 #include <ATen/cuda/CUDAEvent.h>
 #include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -63,12 +70,48 @@ struct CapturedShape {
 
 }  // namespace
 
+void abandon_capture(at::cuda::CUDAGraph& graph, c10::DeviceIndex device) noexcept {
+  const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(device).stream();
+  // capture_end ends the capture and the pool's routing when the capture
+  // is still valid; an invalidated capture makes it throw part way.
+  try {
+    graph.capture_end();
+  } catch (...) {
+  }
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
+    cudaGraph_t partial = nullptr;
+    (void)cudaStreamEndCapture(stream, &partial);
+    if (partial) (void)cudaGraphDestroy(partial);
+  }
+  try {  // throws when capture_end already ended it: nothing left to restore
+    c10::cuda::CUDACachingAllocator::endAllocateToPool(device, graph.pool());
+  } catch (...) {
+  }
+  (void)cudaGetLastError();  // the capture's error, not the next kernel's
+  try {
+    graph.reset();  // the partial graph and its pool
+  } catch (...) {
+  }
+}
+
 ScenarioResult run_captured_step(const Workload& w, const RunConfig& config, const ScenarioContext& ctx,
                                  const std::string& name, Precision precision) {
   RunConfig c = config;
   const bool bucketing = c.bucketing == "on";
   if (!bucketing) c.padding = "max_length";  // one static shape for every captured step
   const auto device = resolve_device(c.device == "auto" ? "cuda" : c.device);
+  // The memory-efficient kernel captures; cuDNN's has been disabled under
+  // capture in some PyTorch versions. Off for the whole row (warm-up,
+  // capture, replay, evaluation), restored after it.
+  const CudnnAttentionOff no_cudnn_attention;
+  const auto& m = w.model_config;
+  const std::string attention =
+      sdpa_backend(device, precision == Precision::bf16_mixed   ? torch::kBFloat16
+                           : precision == Precision::fp16_mixed ? torch::kHalf
+                                                                : torch::kFloat,
+                   c.batch_size, m.n_heads, c.max_length, m.dim / std::max<int64_t>(1, m.n_heads),
+                   m.attention_dropout);
   auto model = w.make_model();
   model->to(device);
   auto adam = make_device_adam(model->parameters(), c.lr, device);  // capturable: step counters on the device
@@ -122,10 +165,17 @@ ScenarioResult run_captured_step(const Workload& w, const RunConfig& config, con
     // preallocated), so the pool holds one step's activations, not one per
     // length. Longest first: its allocations size the pool.
     const auto pool = at::cuda::graph_pool_handle();
+    const c10::DeviceIndex device_index = device.has_index() ? device.index() : c10::cuda::current_device();
     for (auto it = shapes.rbegin(); it != shapes.rend(); ++it) {
-      it->second->graph.capture_begin(pool);
-      run_body(*it->second);
-      it->second->graph.capture_end();
+      auto& graph = it->second->graph;
+      try {
+        guarded_capture([&] { graph.capture_begin(pool); }, [&] { run_body(*it->second); },
+                        [&] { graph.capture_end(); }, [&] { abandon_capture(graph, device_index); });
+      } catch (const std::exception& e) {
+        // The stream is out of capture mode again: this row fails, the next rows run.
+        throw std::runtime_error("CUDA-graph capture at length " + std::to_string(it->first) +
+                                 " failed (capture ended, graph discarded): " + first_line(e.what()));
+      }
     }
     synchronize(device);
     at::cuda::CUDAEvent captured;
@@ -149,6 +199,8 @@ ScenarioResult run_captured_step(const Workload& w, const RunConfig& config, con
   auto r = result_from_loop(name, loop, device, precision,
                             optimizer_label(optimizer, "capturable (device step counters)"));
   r.capture_time_s = capture_s;
+  r.extra["attention_backend"] = attention;
+  r.extra["attention_backend_why"] = "cuDNN attention switched off for capture";
   r.extra["padding"] = bucketing ? "longest, rounded up to a captured length (bucketing)"
                                  : "max_length (forced: one static shape)";
   nlohmann::json graphs = nlohmann::json::object();

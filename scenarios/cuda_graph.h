@@ -11,6 +11,10 @@
 #include "core/train/workload.h"
 #include "scenarios/scenario.h"
 
+#ifdef FTB_WITH_CUDA
+#include <ATen/cuda/CUDAGraph.h>
+#endif
+
 namespace ftb {
 
 // Why the CUDA-graph rows cannot run here; "" when they can.
@@ -23,6 +27,12 @@ ScenarioInfo captured_step_scenario(const std::string& name, Precision precision
                                     std::vector<std::string> stack);
 
 #ifdef FTB_WITH_CUDA
+// Ends a capture that failed part way (scenarios/capture_guard.h): the
+// stream leaves capture mode, the partial graph is discarded, the caching
+// allocator stops routing to its pool and the capture's CUDA error is
+// cleared. Never throws.
+void abandon_capture(at::cuda::CUDAGraph& graph, c10::DeviceIndex device) noexcept;
+
 // One repeat of the row `name` with the step captured in `precision` (fp32,
 // bf16_mixed, or fp16_mixed with the loss scaler on the device); one graph at
 // max_length, or with config.bucketing "on" one per bucket length.

@@ -8,7 +8,7 @@
 //               accuracy on 11-30);
 //   graph       the whole step captured in CUDA graphs (cuda_graph.cpp), one
 //               per bucket length, where the CUDA-graph rows can run.
-// extra.stack lists what this run stacked; the ladder (reports/views/ladder.h)
+// its result's stack lists what this run stacked; the ladder (reports/views/ladder.h)
 // measures each technique against the rung below it.
 #include "core/train/device.h"
 #include "core/train/optimizer.h"
@@ -47,7 +47,7 @@ ScenarioResult run_fastest(const Workload& w, const RunConfig& config, const Sce
     r.extra["padding"] = "longest (forced: bucketing)";
   }
   stack.push_back("bucketing");
-  r.extra["stack"] = stack;
+  r.stack = stack;  // what this run stacked (the ladder's rung)
   r.extra["bucketing"] = "on";
   return r;
 }
@@ -57,7 +57,7 @@ ScenarioResult run_fastest(const Workload& w, const RunConfig& config, const Sce
 ScenarioInfo fastest_scenario() {
   ScenarioInfo s;
   s.name = kName;
-  s.technique = "what helped, stacked: bucketing + fused Adam (+ bf16 autocast and a CUDA graph per bucket length on CUDA); extra.stack says which";
+  s.technique = "what helped, stacked: bucketing + fused Adam (+ bf16 autocast and a CUDA graph per bucket length on CUDA); its stack in the report says which";
   s.technique_settings = {RowSetting::optimizer, RowSetting::precision};
   s.unavailable = runs_anywhere;
   s.precision_of = fastest_precision;

@@ -25,8 +25,27 @@ Status status_from_string(const std::string& s) {
   if (s == "failed") return Status::failed;
   throw InputError("unknown status '" + s + "' (expected ok, skipped or failed)");
 }
-namespace {
+std::string to_string(RowSetting s) {
+  switch (s) {
+    case RowSetting::optimizer: return "optimizer";
+    case RowSetting::precision: return "precision";
+    case RowSetting::world_size: return "ranks";
+    case RowSetting::threads: return "threads";
+    case RowSetting::device: return "device";
+    case RowSetting::batch_size: return "batch_size";
+  }
+  return "?";
+}
 
+RowSetting row_setting_from_string(const std::string& s, const std::string& where) {
+  for (RowSetting r : {RowSetting::optimizer, RowSetting::precision, RowSetting::world_size, RowSetting::threads,
+                       RowSetting::device, RowSetting::batch_size})
+    if (to_string(r) == s) return r;
+  throw InputError(where + ": unknown setting '" + s +
+                   "' (expected optimizer, precision, ranks, threads, device or batch_size)");
+}
+
+namespace {
 
 // Steps as arrays (compact: the rank protocol carries thousands).
 json steps_to_json(const std::vector<StepRecord>& steps) {
@@ -160,6 +179,16 @@ EpochRecord epoch_from_json(const json& j, const std::string& path) {
   return e;
 }
 
+namespace {
+
+json settings_to_json(const std::vector<RowSetting>& settings) {
+  json a = json::array();
+  for (RowSetting s : settings) a.push_back(to_string(s));
+  return a;
+}
+
+}  // namespace
+
 json to_json(const ScenarioResult& r, bool with_steps) {
   json epochs = json::array();
   for (const auto& e : r.epochs) epochs.push_back(epoch_to_json(e));
@@ -197,6 +226,8 @@ json to_json(const ScenarioResult& r, bool with_steps) {
         {"checkpoint_epoch", r.checkpoint_epoch}}},
       {"extra", r.extra.is_null() ? json::object() : r.extra},
       {"threads", r.threads},
+      {"technique_settings", settings_to_json(r.technique_settings)},
+      {"stack", r.stack},
       {"distributed", r.distributed.backend.empty() ? json(nullptr) : distributed_to_json(r.distributed)},
       {"aggregate",
        {{"statistic", "median over repeats: times, throughputs, accuracy, the step time behind MFU (peak memory: max)"},
@@ -259,6 +290,23 @@ ScenarioResult result_from_json(const json& j, const std::string& path) {
   r.extra = f.at("extra");
   // Added with the distributed scenarios: optional, older reports lack them.
   if (j.contains("threads")) r.threads = static_cast<int>(f.integer("threads"));
+  // Required since ftbench.report/4 (the upgrade fills older reports').
+  if (f.has("technique_settings")) {
+    const json& a = f.array("technique_settings");
+    for (size_t i = 0; i < a.size(); ++i) {
+      const std::string where = f.name(indexed("technique_settings", i));
+      if (!a[i].is_string()) throw InputError(where + ": expected a string, got " + std::string(a[i].type_name()));
+      r.technique_settings.push_back(row_setting_from_string(a[i].get<std::string>(), where));
+    }
+  }
+  if (f.has("stack")) {
+    const json& a = f.array("stack");
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!a[i].is_string())
+        throw InputError(f.name(indexed("stack", i)) + ": expected a string, got " + std::string(a[i].type_name()));
+      r.stack.push_back(a[i].get<std::string>());
+    }
+  }
   if (j.contains("distributed") && !j.at("distributed").is_null()) r.distributed = distributed_from_json(j.at("distributed"), f.name("distributed"));
   if (f.has("steps")) r.steps = steps_from_json(f.array("steps"), f.name("steps"));
   // Added with the phase breakdown: optional, older reports lack it.

@@ -19,6 +19,14 @@ enum class Status { ok, skipped, failed };
 std::string to_string(Status s);
 Status status_from_string(const std::string& s);
 
+// Settings a row may differ from baseline in. A row's technique_settings are
+// the ones its technique changes (amp: precision; ddp: ranks and the thread
+// split); any other difference is a parity break that reports/analysis/parity.h
+// lists in the report and the table.
+enum class RowSetting { optimizer, precision, world_size, threads, device, batch_size };
+std::string to_string(RowSetting s);  // "optimizer", "precision", "ranks", "threads", "device", "batch_size"
+RowSetting row_setting_from_string(const std::string& s, const std::string& where);  // InputError naming `where`
+
 // One repeat of a scenario, as measured: what each repeat keeps in the report
 // ("samples"); the aggregate fields of ScenarioResult are computed from these
 // by aggregate_repeats().
@@ -82,6 +90,11 @@ struct ScenarioResult {
   int64_t checkpoint_epoch = 0;  // epoch whose checkpoint produced test accuracy; 0 = last weights
   nlohmann::json extra = nlohmann::json::object();  // scenario-specific keys
   int threads = 0;  // intra-op threads of each process (on CPU: how the cores were split between ranks)
+  // What the row's technique changes (parity) and what it stacks on baseline
+  // (the ladder), as the build that ran it defined them (ScenarioInfo), so a
+  // report re-rendered later shows what that run did, not today's registry.
+  std::vector<RowSetting> technique_settings;
+  std::vector<std::string> stack;
 
   // Distributed rows (c10d, world_size ranks); backend empty = one process.
   struct Distributed {

@@ -1,5 +1,8 @@
 #include "scenarios/runner.h"
 
+#include <algorithm>
+
+#include "core/model/attention.h"
 #include "core/text/errors.h"
 #include "core/train/flops.h"
 #include "core/text/interrupt.h"
@@ -44,12 +47,42 @@ ScenarioResult row_header(const ScenarioInfo& info, const RunConfig& config) {
   out.scenario = info.name;
   out.world_size = info.kind == RowKind::ranks ? config.world_size : 1;
   out.precision = info.precision_of ? info.precision_of(config) : info.precision;
+  out.technique_settings = info.technique_settings;
+  out.stack = info.stack;
   if (std::string why = info.unavailable ? info.unavailable(config) : ""; !why.empty()) {
     out.status = Status::skipped;
     out.reason = why;
   }
   return out;
 }
+
+namespace {
+
+torch::ScalarType autocast_dtype(Precision p) {
+  switch (p) {
+    case Precision::bf16_mixed: return torch::kBFloat16;
+    case Precision::fp16_mixed: return torch::kHalf;
+    case Precision::fp32: break;
+  }
+  return torch::kFloat;
+}
+
+// Which SDPA kernel the row's attention ran (extra.attention_backend), unless
+// the row recorded its own (the CUDA-graph rows switch cuDNN's off for
+// capture; the Python peer dispatches in its own process).
+void record_attention_backend(ScenarioResult& r, const Workload& w, const RunConfig& c) {
+  if (r.extra.contains("attention_backend")) return;
+  if (r.extra.contains("attn_implementation")) {  // the peer: HF's own SDPA call, in Python
+    r.extra["attention_backend"] = "not measured (the Python peer's own SDPA dispatch)";
+    return;
+  }
+  const auto& m = w.model_config;
+  r.extra["attention_backend"] =
+      sdpa_backend(torch::Device(r.device), autocast_dtype(r.precision), c.batch_size, m.n_heads, c.max_length,
+                   m.dim / std::max<int64_t>(1, m.n_heads), m.attention_dropout);
+}
+
+}  // namespace
 
 void run_repeat(ScenarioResult& row, const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
                 const ScenarioContext& context, const RepeatFn& repeat) {
@@ -59,6 +92,9 @@ void run_repeat(ScenarioResult& row, const ScenarioInfo& info, const Workload& w
     throw_if_interrupted();  // a signal during warm-up or between rows ends this row
     ScenarioResult r = run(workload, config, context);
     r.scenario = info.name;
+    record_attention_backend(r, workload, config);
+    r.technique_settings = info.technique_settings;
+    if (r.stack.empty()) r.stack = info.stack;  // a row whose stack depends on the device set its own
     for (auto& s : r.repeats)
       if (s.phases.empty()) s.phases = r.phases;  // this repeat's (the row keeps their median)
     samples.insert(samples.end(), r.repeats.begin(), r.repeats.end());

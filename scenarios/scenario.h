@@ -39,12 +39,6 @@ struct ScenarioContext {
 // launcher did).
 enum class RowKind { single_process, ranks };
 
-// Settings a row may differ from baseline in. A row's technique_settings are
-// the ones its technique changes (amp: precision; ddp: ranks and the thread
-// split); any other difference is a parity break that reports/analysis/parity.h
-// lists in the report and the table.
-enum class RowSetting { optimizer, precision, world_size, threads, device, batch_size };
-
 struct ScenarioInfo {
   std::string name;       // = file name = --scenarios name = "scenario" in the report = chart legend
   std::string technique;  // one line for `ftbench list`
@@ -57,10 +51,10 @@ struct ScenarioInfo {
   // the aggregates (medians over repeats, MFU) and catches failures.
   std::function<ScenarioResult(const Workload&, const RunConfig&, const ScenarioContext&)> run;
   Precision precision = Precision::fp32;  // what the row reports, also when skipped
-  std::vector<RowSetting> technique_settings;  // what the technique itself changes (none for baseline)
+  std::vector<RowSetting> technique_settings;  // what the technique itself changes (none for baseline; RowSetting: scenarios/result.h)
   // What the row stacks on baseline, for the ladder (reports/views/ladder.h):
   // "bf16", "fused_adam", "bucketing"; empty = not a rung. A row whose stack
-  // depends on the device records it in extra.stack instead (fastest).
+  // depends on the device sets ScenarioResult::stack itself (fastest).
   std::vector<std::string> stack;
   // Where the precision depends on the config (distributed rows): overrides `precision`.
   std::function<Precision(const RunConfig&)> precision_of;

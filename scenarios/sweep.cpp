@@ -3,6 +3,7 @@
 #include "core/text/portable_random.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 #include <iostream>
 #include <thread>
@@ -10,9 +11,11 @@
 #include "core/train/datasheet_peaks.h"
 #include "core/train/device.h"
 #include "core/train/flops.h"
+#include "core/text/errors.h"
 #include "core/text/interrupt.h"
 #include "core/train/warmup.h"
 #include "scenarios/parallel/distributed_row.h"
+#include "scenarios/parallel/rank_env.h"
 #include "scenarios/parallel/rank_protocol.h"
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
@@ -55,6 +58,13 @@ Sweep::Sweep(RunConfig config, DistEnv env)
   if (env_.launched) config_.world_size = env_.world_size;
   else if (config_.world_size == 0) config_.world_size = auto_world_size(device_);
   selected_ = select_scenarios(config_.scenarios);  // unknown names fail before any work
+  // Ranks of an outside launcher that would share a GPU: exit 2 before any work.
+  const bool ranks_rows = std::any_of(selected_.begin(), selected_.end(),
+                                      [](const ScenarioInfo* s) { return s->kind == RowKind::ranks; });
+  if (ranks_rows && device_.is_cuda()) {
+    const std::string shared = gpu_sharing_problem(env_, cuda_device_count(), std::getenv("CUDA_VISIBLE_DEVICES"));
+    if (!shared.empty()) input_error("LOCAL_WORLD_SIZE", shared);
+  }
   total_threads_ = config_.threads > 0 ? config_.threads : cores();
   const int local_ranks = env_.launched ? env_.local_world_size : config_.world_size;
   rank_threads_ = std::max(1, total_threads_ / std::max(1, local_ranks));
@@ -106,9 +116,15 @@ void Sweep::measure_peaks() {
 }
 
 nlohmann::json warm_up_record(const Workload& w, const RunConfig& c, const torch::Device& device, Precision p) {
-  const double s = warm_up(w, c, device, p);
-  std::cerr << "warm-up (untimed) on " << device.str() << " " << to_string(p) << ": " << s << " s\n";
-  return {{"device", device.str()}, {"precision", to_string(p)}, {"seconds", s}};
+  const WarmUp u = warm_up(w, c, device, p);
+  std::cerr << "warm-up (untimed) on " << device.str() << " " << to_string(p) << ": " << u.seconds << " s";
+  if (u.lengths > 0) std::cerr << " (" << u.lengths << " sequence lengths: " << u.lengths_s << " s)";
+  std::cerr << "\n";
+  return {{"device", device.str()},
+          {"precision", to_string(p)},
+          {"seconds", u.seconds},
+          {"lengths_warmed", u.lengths},
+          {"lengths_s", u.lengths_s}};
 }
 
 void Sweep::warm_up_rows(const Workload& workload) {
@@ -128,7 +144,9 @@ void Sweep::warm_up_rows(const Workload& workload) {
   environment_["warmup"] = {
       {"passes", records},
       {"method", "before the first timed row, per device and precision: 3 untimed training steps of a fresh "
-                 "model on the first batch (config's Adam and the fused kernel), one evaluation forward; "
+                 "model on the first batch (config's Adam and the fused kernel), one evaluation forward; on a GPU "
+                 "with variable-length batches, one forward and backward at every training length of the run and "
+                 "one forward at every evaluation length (cuDNN's plan per shape; lengths_warmed, lengths_s); "
                  "rows of kind ranks warm up in each rank before their timed row"}};
 }
 
@@ -144,7 +162,9 @@ std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::stri
   warm_up_rows(workload);
   std::string loader_reason;
   const int prefetch = resolve_prefetch(config_, &loader_reason);
-  environment_["loader"] = {{"prefetch", prefetch}, {"reason", loader_reason}};
+  environment_["loader"] = {{"prefetch", prefetch},
+                            {"reason", loader_reason},
+                            {"pin_memory", workload.train_loader_options(config_).pin_memory}};
   // Each round runs the rows in its own seeded order (the same on every rank
   // of a launcher), so pairing rows by round cancels a position effect (the
   // first row after warm-up, the row after a distributed one) as well as drift.

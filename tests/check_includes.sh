@@ -24,6 +24,15 @@ check scenarios  'reports/|bench/' 'scenarios may include core only'
 check reports    'bench/' 'reports may include scenarios and core only'
 check reports/record   'reports/analysis/|reports/views/' 'reports/record includes no analysis and no view'
 check reports/analysis 'reports/views/' 'reports/analysis includes no view'
+# reports/ links no LibTorch: of the layers below it, only the result record
+# (scenarios/result.h and the torch-free core/train headers it needs) and core/text.
+hits=$(grep -rHnE '^\s*#\s*include\s*"' --include='*.h' --include='*.cpp' --include='*.in' reports 2>/dev/null |
+  grep -vE '#\s*include\s*"(reports/|core/text/|scenarios/result\.h"|core/train/(records|precision|phases)\.h")')
+hits2=$(grep -rHnE '^\s*#\s*include\s*<(torch|ATen|c10)/' --include='*.h' --include='*.cpp' reports 2>/dev/null)
+if [ -n "$hits$hits2" ]; then
+  printf '%s\n' "$hits" "$hits2" | grep . | sed 's|$|   <- reports/ links no LibTorch: the result record and core/text only|'
+  bad=1
+fi
 for f in scenarios/parallel/launcher.h scenarios/parallel/launcher.cpp scenarios/parallel/rank_env.h scenarios/parallel/rank_env.cpp; do
   check "$f" 'core/model/|core/train/|scenarios/[a-z_]+\.h|scenarios/parallel/(communicator|data_parallel|fabric|rank_protocol|distributed_row)|torch/|ATen/|c10/' 'the launcher target has no LibTorch'
 done

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/train/batching.h"
+#include "core/train/warmup.h"
 #include "core/train/workload.h"
 
 #include <ATen/Parallel.h>
@@ -336,4 +337,60 @@ TEST_CASE("resolve_prefetch: as given, else a loader thread only where a core is
     CHECK(ftb::resolve_prefetch(c) == 2);
   }
   at::set_num_threads(before);
+}
+
+TEST_CASE("batching: batches are pinned for a GPU step, pageable for a CPU one, and hold the same values") {
+  const auto s = make_split(20);
+  ftb::LoaderOptions o;
+  o.batch_size = 4;
+  o.max_length = 16;
+  o.prefetch = 0;
+  ftb::BatchLoader pageable(s, o);
+  pageable.start_epoch(0);
+  const auto a = pageable.next();
+  REQUIRE(a);
+  CHECK_FALSE(a->input_ids.is_pinned());
+  // What the workload asks for: pinned only where the step runs on CUDA.
+  auto c = ftb::preset_config("smoke");
+  c.device = "cpu";
+  c.synthetic_count = 200;
+  c.max_length = 32;
+  CHECK_FALSE(ftb::build_workload(c).train_loader_options(c).pin_memory);
+  if (!torch::cuda::is_available()) {
+    MESSAGE("pinned batches: no CUDA device visible (the GPU check runs this part)");
+    return;
+  }
+  o.pin_memory = true;
+  ftb::BatchLoader pinned(s, o);
+  pinned.start_epoch(0);
+  const auto b = pinned.next();
+  REQUIRE(b);
+  CHECK(b->input_ids.is_pinned());
+  CHECK(b->attention_mask.is_pinned());
+  CHECK(b->labels.is_pinned());
+  CHECK(torch::equal(a->input_ids, b->input_ids));
+  CHECK(torch::equal(a->labels, b->labels));
+}
+
+TEST_CASE("warm-up: the padded lengths a run will see are every batch's, over every epoch, capped by max_steps") {
+  const auto s = make_split(40);  // row lengths 3 .. 11
+  ftb::LoaderOptions o;
+  o.batch_size = 4;
+  o.max_length = 16;
+  o.padding = ftb::Padding::longest;
+  std::set<int64_t> want;
+  ftb::BatchLoader loader(s, o);
+  for (int64_t e = 0; e < 3; ++e) {
+    loader.start_epoch(e);
+    while (auto b = loader.next()) want.insert(b->input_ids.size(1));
+  }
+  const auto got = ftb::padded_lengths(s, o, 3);
+  CHECK(std::vector<int64_t>(want.begin(), want.end()) == got);
+  CHECK(got.size() > 1);
+  CHECK(std::is_sorted(got.begin(), got.end()));
+  loader.start_epoch(0);
+  const int64_t first = loader.next()->input_ids.size(1);
+  CHECK(ftb::padded_lengths(s, o, 1, 1) == std::vector<int64_t>{first});  // max_steps = 1: one batch
+  o.padding = ftb::Padding::max_length;
+  CHECK(ftb::padded_lengths(s, o, 3) == std::vector<int64_t>{16});  // one static shape: nothing more to warm
 }

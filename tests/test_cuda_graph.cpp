@@ -3,12 +3,22 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/train/device.h"
 #include "core/train/run_config.h"
 #include "core/train/workload.h"
+#ifdef FTB_WITH_CUDA
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
+#endif
+
+#include "scenarios/capture_guard.h"
+#include "scenarios/cuda_graph.h"
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
 #include "scenarios/sync_free_step.h"
@@ -27,6 +37,62 @@ ftb::RunConfig graph_test_config() {
 }
 
 }  // namespace
+
+TEST_CASE("capture guard: a body that throws is abandoned once and its error goes on, a good one ends") {
+  std::vector<std::string> calls;
+  auto begin = [&] { calls.push_back("begin"); };
+  auto end = [&] { calls.push_back("end"); };
+  auto abandon = [&] { calls.push_back("abandon"); };
+  ftb::guarded_capture(begin, [&] { calls.push_back("body"); }, end, abandon);
+  CHECK(calls == std::vector<std::string>{"begin", "body", "end"});
+  calls.clear();
+  CHECK_THROWS_WITH(ftb::guarded_capture(begin, [] { throw std::runtime_error("kernel not capturable"); }, end, abandon),
+                    "kernel not capturable");
+  CHECK(calls == std::vector<std::string>{"begin", "abandon"});
+  calls.clear();
+  // capture_end itself failing (an invalidated capture) is abandoned too.
+  CHECK_THROWS(ftb::guarded_capture(begin, [] {}, [] { throw std::runtime_error("capture invalidated"); }, abandon));
+  CHECK(calls == std::vector<std::string>{"begin", "abandon"});
+  calls.clear();
+  // A begin that throws started no capture: nothing to abandon.
+  CHECK_THROWS(ftb::guarded_capture([] { throw std::runtime_error("no"); }, [] {}, end, abandon));
+  CHECK(calls.empty());
+}
+
+#ifdef FTB_WITH_CUDA
+TEST_CASE("capture guard: a capture that fails part way leaves the stream usable (CUDA)") {
+  if (!ftb::cuda_available()) {
+    MESSAGE("skipped: no CUDA device visible");
+    return;
+  }
+  const torch::Device dev(torch::kCUDA, 0);
+  auto x = torch::ones({64, 64}, torch::TensorOptions().device(dev));
+  auto side = c10::cuda::getStreamFromPool(false, 0);
+  {
+    c10::cuda::CUDAStreamGuard guard(side);
+    at::cuda::CUDAGraph graph;
+    const auto pool = at::cuda::graph_pool_handle();
+    CHECK_THROWS(ftb::guarded_capture([&] { graph.capture_begin(pool); },
+                                      [&] {
+                                        auto y = torch::mm(x, x);  // captured
+                                        (void)y.sum().item<float>();  // a host sync: not allowed under capture
+                                      },
+                                      [&] { graph.capture_end(); }, [&] { ftb::abandon_capture(graph, 0); }));
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusActive;
+    REQUIRE(cudaStreamIsCapturing(side.stream(), &status) == cudaSuccess);
+    CHECK(status == cudaStreamCaptureStatusNone);
+    // The same stream computes again, and a new capture works.
+    CHECK(torch::mm(x, x).sum().item<float>() == doctest::Approx(64.0 * 64 * 64));
+    at::cuda::CUDAGraph again;
+    auto out = torch::zeros({64, 64}, x.options());
+    again.capture_begin(at::cuda::graph_pool_handle());
+    out.copy_(torch::mm(x, x));
+    again.capture_end();
+    again.replay();
+    CHECK(out.sum().item<float>() == doctest::Approx(64.0 * 64 * 64));
+  }
+}
+#endif
 
 TEST_CASE("cuda_graph: replay matches eager training step for step (CUDA)") {
   if (!ftb::cuda_available()) {

@@ -248,3 +248,23 @@ TEST_CASE("dist_env: dist_env_from_environment reads the real environment") {
   CHECK(e.rank == 1);
   CHECK(e.world_size == 3);
 }
+
+TEST_CASE("dist_env: launched ranks that would share a GPU are refused with the fix, one GPU each is fine") {
+  ftb::DistEnv env;
+  env.launched = true;
+  env.source = "torchrun";
+  env.world_size = env.local_world_size = 2;
+  CHECK(ftb::gpu_sharing_problem(env, 2, nullptr).empty());          // one GPU per rank
+  CHECK(ftb::gpu_sharing_problem(env, 1, "3").empty());              // each rank its own CUDA_VISIBLE_DEVICES
+  const std::string shared = ftb::gpu_sharing_problem(env, 1, nullptr);
+  CHECK(shared.find("2 ranks on this node (torchrun) but 1 GPU") == 0);
+  CHECK(shared.find("--nproc-per-node 1") != std::string::npos);
+  CHECK(shared.find('\n') == std::string::npos);
+  CHECK_FALSE(ftb::gpu_sharing_problem(env, 1, "0,1").empty());      // both see two: not one each
+  CHECK_FALSE(ftb::gpu_sharing_problem(env, 1, "").empty());
+  env.local_world_size = 4;
+  CHECK_FALSE(ftb::gpu_sharing_problem(env, 2, nullptr).empty());
+  ftb::DistEnv local;  // the local launcher places its ranks itself
+  local.world_size = local.local_world_size = 4;
+  CHECK(ftb::gpu_sharing_problem(local, 1, nullptr).empty());
+}

@@ -9,6 +9,7 @@
 #include "reports/analysis/noise.h"
 #include "reports/analysis/regress.h"
 #include "reports/analysis/trend.h"
+#include "reports/views/table.h"
 #include "reports/views/trend_chart.h"
 #include "tests/history_fixtures.h"
 
@@ -483,4 +484,54 @@ TEST_CASE("calibration: within- and between-run noise of A/A runs, the rule's fa
   write_file_atomic(dir.path() + "/bad.json", R"({"schema": "ftbench.noise/2"})");
   CHECK(error_of([&] { read_noise_file(dir.path() + "/bad.json"); }).find("bad.json: missing key 'machine'") !=
         std::string::npos);
+}
+
+TEST_CASE("calibration: a speed-up's run-to-run sd is measured run by run, and a report's speed-ups can carry it") {
+  // Two rows of one process share its luck (6 %): their ratio moves far less
+  // between runs than either row does.
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> luck(0, 0.06), own(0, 0.01);
+  std::vector<Report> runs;
+  for (int k = 0; k < 8; ++k) {
+    const double l = std::exp(luck(rng));
+    auto base = night(rng, 0, 5, 0.01);
+    auto fast = night(rng, 0, 5, 0.01);
+    const double f = 1.5 * std::exp(own(rng));
+    for (auto& x : base) x *= l;
+    for (auto& x : fast) x *= l * f;
+    FakeRun run = run_at(k, base);
+    run.throughput["fast"] = fast;
+    runs.push_back(testing::fake_report(run));
+  }
+  const NoiseFile n = estimate_noise(runs, run_key(runs[0], "x"), stats::NightlyRule{}, 20);
+  const NoiseEstimate* base = find_noise(n, "baseline", Metric::train_samples_per_s);
+  const NoiseEstimate* fast = find_noise(n, "fast", Metric::train_samples_per_s);
+  REQUIRE(base != nullptr);
+  REQUIRE(fast != nullptr);
+  CHECK_FALSE(std::isfinite(base->speedup_cv));  // baseline has no speed-up against itself
+  CHECK(fast->speedup_df == 7);
+  CHECK(fast->speedup_cv < 0.5 * base->run_cv);
+  CHECK(fast->speedup_cv > 0.003);
+  // Through noise.json and a report's run_noise: the speed-up interval is t over the calibrated sd.
+  Report report = runs[0];
+  const ScenarioResult* row = find_result(report, "fast");
+  const auto within = speedups_vs(report, *row, "baseline");
+  REQUIRE(within);
+  CHECK(within->end_to_end.method != stats::IntervalMethod::t_run_noise);
+  report.run_noise = run_noise_json(noise_from_json(to_json(n), "noise.json"), "results/x/noise.json");
+  const auto r2r = speedups_vs(report, *row, "baseline");
+  REQUIRE(r2r);
+  CHECK(r2r->end_to_end.method == stats::IntervalMethod::t_run_noise);
+  CHECK(r2r->end_to_end.coverage == 0.95);
+  CHECK(r2r->end_to_end.estimate == within->end_to_end.estimate);
+  const double half = stats::t_quantile(0.975, 7) * fast->speedup_cv;
+  CHECK(std::log(r2r->end_to_end.high / r2r->end_to_end.estimate) == doctest::Approx(half));
+  CHECK(format_interval(r2r->end_to_end, "%.2f", "x").find("; r2r]") != std::string::npos);
+  const std::string table = speedup_table_markdown(report);
+  CHECK(table.find("; r2r]") != std::string::npos);
+  CHECK(table.find("results/x/noise.json") != std::string::npos);
+  // The report keeps the file it was given: read back, the same intervals.
+  const Report back = report_from_json(report_to_json(report), "r.json");
+  CHECK(back.run_noise.at("source") == "results/x/noise.json");
+  CHECK(speedups_vs(back, *find_result(back, "fast"), "baseline")->end_to_end.high == r2r->end_to_end.high);
 }

@@ -7,9 +7,13 @@
 
 namespace {
 
+// The row's stack as its scenario defines it (the result carries it, as a run writes it).
 ftb::ScenarioResult row(const std::string& name, double wall_s, double acc) {
   ftb::ScenarioResult r;
   r.scenario = name;
+  if (name == "fused_adam") r.stack = {"fused_adam"};
+  if (name == "amp_bf16") r.stack = {"bf16"};
+  if (name == "bucketed") r.stack = {"bucketing"};
   r.wall_time_s = wall_s;
   r.train_samples = 1000;
   r.test_acc = acc;
@@ -26,7 +30,7 @@ ftb::ScenarioResult row(const std::string& name, double wall_s, double acc) {
 TEST_CASE("ladder: baseline -> +fused_adam -> +bucketing (fastest), each against the rung below") {
   ftb::Report report;
   auto fastest = row("fastest", 5, 0.84);
-  fastest.extra["stack"] = {"fused_adam", "bucketing"};
+  fastest.stack = {"fused_adam", "bucketing"};
   report.results = {row("baseline", 20, 0.85), row("fused_adam", 16, 0.85), row("amp_bf16", 30, 0.80),
                     row("bucketed", 8, 0.85), fastest};
   const auto rungs = ftb::ladder(report);

@@ -31,7 +31,10 @@ TEST_CASE("parity: differences beyond the technique are listed, the technique's 
   report.results = {row("baseline", "adam/loop", Precision::fp32, 1, 2),
                     row("ddp", "adam/fused, flat buckets", Precision::fp32, 2, 1),
                     row("amp_bf16", "adam/loop", Precision::bf16_mixed, 1, 1),
-                    row("ddp_fp16", "adam/loop", Precision::fp16_mixed, 2, 2)};  // not in the registry
+                    row("ddp_fp16", "adam/loop", Precision::fp16_mixed, 2, 2)};  // records no technique
+  // What each row's technique changes, as a run records it (ScenarioInfo -> result).
+  report.results[1].technique_settings = {ftb::RowSetting::world_size, ftb::RowSetting::threads};
+  report.results[2].technique_settings = {ftb::RowSetting::precision};
   const auto& base = report.results[0];
   CHECK(ftb::parity_differences(report, base, "baseline").empty());
 
@@ -46,7 +49,7 @@ TEST_CASE("parity: differences beyond the technique are listed, the technique's 
   REQUIRE(amp.size() == 1);
   CHECK(amp[0].setting == ftb::RowSetting::threads);
 
-  // a row this build does not know: every difference is listed
+  // a row that records no technique settings: every difference is listed
   CHECK(ftb::parity_differences(report, report.results[3], "baseline").size() == 2);
 
   const auto j = ftb::parity_json(report, report.results[1], "baseline");

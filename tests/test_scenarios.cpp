@@ -5,6 +5,7 @@
 #include "core/text/portable_random.h"
 #include <signal.h>
 
+#include "core/model/attention.h"
 #include "core/train/run_config.h"
 #include "core/train/train_loop.h"
 #include "core/train/workload.h"
@@ -14,6 +15,7 @@
 #include "scenarios/sweep.h"
 #include "reports/analysis/intervals.h"
 #include "reports/record/report.h"
+#include "reports/record/report_upgrade.h"
 #include "reports/analysis/report_json.h"
 #include "reports/views/table.h"
 #include "core/text/errors.h"
@@ -44,8 +46,25 @@ TEST_CASE("scenarios: every registered scenario runs or says why it cannot, on e
       CHECK(r.test_acc >= 0);
       CHECK(r.test_acc <= 1);
       CHECK(r.repeats.size() == 1);
+      // Every row names the attention kernel it ran (the peer: not measured, said so).
+      REQUIRE(r.extra.contains("attention_backend"));
+      const std::string backend = r.extra["attention_backend"].get<std::string>();
+      CHECK((backend == "flash_attention" || backend == "efficient_attention" || backend == "cudnn_attention" ||
+             backend == "math" || backend.rfind("not measured", 0) == 0));
+      CHECK((r.technique_settings == info.technique_settings));
     }
   }
+}
+
+TEST_CASE("attention: the SDPA kernel is named, and cuDNN's switch is restored after a graph row") {
+  const std::string cpu = ftb::sdpa_backend(torch::Device(torch::kCPU), torch::kFloat, 2, 2, 16, 8, 0.1);
+  CHECK((cpu == "flash_attention" || cpu == "math"));  // what a CPU has
+  const bool before = at::globalContext().userEnabledCuDNNSDP();
+  {
+    const ftb::CudnnAttentionOff off;
+    CHECK_FALSE(at::globalContext().userEnabledCuDNNSDP());
+  }
+  CHECK(at::globalContext().userEnabledCuDNNSDP() == before);
 }
 
 TEST_CASE("scenarios: names resolve, unknown names are rejected") {
@@ -53,6 +72,29 @@ TEST_CASE("scenarios: names resolve, unknown names are rejected") {
   CHECK(ftb::find_scenario("nope") == nullptr);
   CHECK(ftb::select_scenarios({}).size() == ftb::scenario_registry().size());
   CHECK_THROWS(ftb::select_scenarios({"baseline", "nope"}));
+}
+
+TEST_CASE("scenarios: each row's technique settings and stack travel in its result, and v3's frozen table is today's") {
+  // The upgrade fills reports up to v3 from a frozen table of what those
+  // builds' registry said; for the rows they had it must agree with today's
+  // (change the table only if a row's technique changed before v4).
+  const nlohmann::json legacy = ftb::legacy_technique_table();
+  for (const auto& [name, t] : legacy.items()) {
+    CAPTURE(name);
+    const ftb::ScenarioInfo* info = ftb::find_scenario(name);
+    REQUIRE(info != nullptr);
+    nlohmann::json settings = nlohmann::json::array();
+    for (ftb::RowSetting s : info->technique_settings) settings.push_back(ftb::to_string(s));
+    CHECK(t.at("technique_settings") == settings);
+    CHECK(t.at("stack") == nlohmann::json(info->stack));
+  }
+  const ftb::RunConfig c = tiny_config();
+  const ftb::ScenarioResult header = ftb::row_header(*ftb::find_scenario("amp_bf16"), c);
+  CHECK((header.technique_settings == std::vector<ftb::RowSetting>{ftb::RowSetting::precision}));
+  CHECK(header.stack == std::vector<std::string>{"bf16"});
+  const ftb::ScenarioResult back = ftb::result_from_json(ftb::to_json(header));
+  CHECK((back.technique_settings == header.technique_settings));
+  CHECK(back.stack == header.stack);
 }
 
 TEST_CASE("baseline: the same seed gives the same training run") {
@@ -326,6 +368,31 @@ TEST_CASE("largest_batch: doubling then bisection finds the largest batch that f
   CHECK(ftb::largest_fitting_batch(12, 4096, [](int64_t b) { return b < 12; }) == 0);  // not even the start
   CHECK(ftb::largest_fitting_batch(12, 4096, [](int64_t b) { return b <= 12; }) == 12);
   CHECK(ftb::sqrt_scaled_lr(5e-5, 12, 48) == doctest::Approx(1e-4));
+}
+
+TEST_CASE("largest_batch: one search per configuration and device, training at 0.9 of what fitted") {
+  CHECK(ftb::training_batch(1000, 0.9, 12) == 900);
+  CHECK(ftb::training_batch(13, 0.9, 12) == 12);   // never below the configured batch
+  CHECK(ftb::training_batch(12, 0.9, 12) == 12);
+  CHECK(ftb::training_batch(10, 0.9, 12) == 10);   // nor above what fitted
+  int searches = 0;
+  auto search = [&] {
+    ++searches;
+    ftb::BatchSearch s;
+    s.found = 256;
+    s.seconds = 60;
+    return s;
+  };
+  bool reused = true;
+  const std::string key = "test-device model-a " + std::to_string(reinterpret_cast<std::uintptr_t>(&searches));
+  CHECK(ftb::search_once(key, search, &reused).found == 256);
+  CHECK_FALSE(reused);
+  CHECK(ftb::search_once(key, search, &reused).seconds == 60);  // the second repeat: no new search
+  CHECK(reused);
+  CHECK(searches == 1);
+  ftb::search_once(key + " other device", search, &reused);
+  CHECK_FALSE(reused);
+  CHECK(searches == 2);
 }
 
 TEST_CASE("largest_batch: skipped on a CPU, saying why") {

@@ -28,15 +28,11 @@ nvidia-smi >"$out/nvidia-smi.txt" 2>&1 || true
 
 if [ -d .gpu-carry/build ]; then
   log "prebuilt binaries from .gpu-carry ($(cat .gpu-carry/COMMIT 2>/dev/null))"
-  torchlib="$("$python" -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')"
-  nvroot="$(dirname "$(dirname "$torchlib")")/nvidia"
-  extra="$(find "$nvroot" -maxdepth 3 -type d -name lib 2>/dev/null | tr '\n' ':')"
-  export LD_LIBRARY_PATH="$torchlib:$extra$root/.gpu-carry/lib:${LD_LIBRARY_PATH:-}"
+  . "$root/tools/gpu_env.sh"  # loader path, compressed libraries, source-path link
+  ftb_gpu_unpack_libs "$root/.gpu-carry" || { log "cannot unpack .gpu-carry/lib/*.xz"; exit 1; }
+  export LD_LIBRARY_PATH="$(ftb_gpu_ld_path "$python" "$root/.gpu-carry"):${LD_LIBRARY_PATH:-}"
   # CTest files and compiled-in fixture paths name the Debian checkout's path.
-  src="$(sed -n 's/^# Source directory: //p' .gpu-carry/build/CTestTestfile.cmake)"
-  if [ -n "$src" ] && [ "$src" != "$root" ]; then
-    mkdir -p "$(dirname "$src")"; [ -e "$src" ] || ln -s "$root" "$src"
-  fi
+  ftb_gpu_link_source "$root/.gpu-carry" "$root"
   rm -rf build && cp -r .gpu-carry/build build
   build=build
   ldd "$build/ftbench" | grep "not found" | tee -a "$out/gpu_check.log" >&2

@@ -238,9 +238,10 @@ Batch BatchLoader::make_batch(const std::vector<int64_t>& rows) const {
     T = std::min<int64_t>(T, longest);
   }
   Batch batch;
-  batch.input_ids = torch::full({B, T}, static_cast<int64_t>(opt_.pad_id), torch::kLong);
-  batch.attention_mask = torch::zeros({B, T}, torch::kLong);
-  batch.labels = torch::empty({B}, torch::kLong);
+  const auto longs = torch::TensorOptions().dtype(torch::kLong).pinned_memory(opt_.pin_memory);
+  batch.input_ids = torch::full({B, T}, static_cast<int64_t>(opt_.pad_id), longs);
+  batch.attention_mask = torch::zeros({B, T}, longs);
+  batch.labels = torch::empty({B}, longs);
   int64_t* ids = batch.input_ids.data_ptr<int64_t>();
   int64_t* mask = batch.attention_mask.data_ptr<int64_t>();
   int64_t* labels = batch.labels.data_ptr<int64_t>();

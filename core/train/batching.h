@@ -56,6 +56,10 @@ struct LoaderOptions {
   int32_t pad_id = 0;
   uint64_t seed = 123;   // epoch e shuffles with seed + e (same on every rank)
   int prefetch = 2;      // batches prepared ahead; 0 = synchronous
+  // Batches in page-locked host memory (a step on a GPU): the host-to-device
+  // copy (non_blocking) is then asynchronous instead of a staged, synchronous
+  // copy from pageable memory. Needs CUDA; off for a CPU step.
+  bool pin_memory = false;
   // Length bucketing (needs Padding::longest): this rank's share of the
   // epoch's permutation is cut into windows of kBucketWindowBatches batches;
   // each window is sorted by length and cut into batches, so a batch holds

@@ -18,7 +18,8 @@ struct StepOutput {
   torch::Tensor correct;  // () number of argmax hits
 };
 
-// Moves a batch to `device` (non_blocking: the loader pins nothing on CPU).
+// Moves a batch to `device` (non_blocking: asynchronous from the loader's
+// pinned batches when the step runs on a GPU; LoaderOptions::pin_memory).
 Batch to_device(const Batch& b, const torch::Device& device);
 
 // logits = model(ids, mask); loss = cross_entropy(logits, labels).

@@ -1,5 +1,8 @@
 #include "core/train/warmup.h"
 
+#include <algorithm>
+#include <set>
+
 #include "core/train/device.h"
 #include "core/train/optimizer.h"
 #include "core/train/records.h"
@@ -21,14 +24,47 @@ SequenceClassifier train_throwaway(const Workload& w, const RunConfig& c, const 
   return model;
 }
 
-double warm_up(const Workload& w, const RunConfig& c, const torch::Device& device, Precision precision, int steps) {
+std::vector<int64_t> padded_lengths(const TokenizedSplit& split, LoaderOptions options, int epochs,
+                                    int64_t max_batches) {
+  options.prefetch = 0;
+  options.pin_memory = false;
+  BatchLoader loader(split, options);
+  std::set<int64_t> lengths;
+  for (int e = 0; e < epochs; ++e) {
+    loader.start_epoch(e);
+    int64_t n = 0;
+    while (auto b = loader.next()) {
+      lengths.insert(b->input_ids.size(1));
+      if (max_batches > 0 && ++n >= max_batches) break;
+    }
+  }
+  return {lengths.begin(), lengths.end()};
+}
+
+namespace {
+
+// A batch of `rows` x `length` tokens (every token real) on the device.
+Batch synthetic_batch(int64_t rows, int64_t length, int64_t vocab, const torch::Device& device) {
+  Batch b;
+  const auto longs = torch::dtype(torch::kInt64).device(device);
+  b.input_ids = torch::randint(vocab, {rows, length}, longs);
+  b.attention_mask = torch::ones({rows, length}, longs);
+  b.labels = torch::randint(2, {rows}, longs);
+  b.real_tokens = rows * length;
+  return b;
+}
+
+}  // namespace
+
+WarmUp warm_up(const Workload& w, const RunConfig& c, const torch::Device& device, Precision precision, int steps) {
+  WarmUp out;
   const auto t0 = Clock::now();
   auto options = w.train_loader_options(c);
   options.prefetch = 0;
   BatchLoader loader(w.train, options);
   loader.start_epoch(0);
   auto first = loader.next();
-  if (!first) return 0;
+  if (!first) return out;
   const Batch b = to_device(*first, device);
   auto model = train_throwaway(w, c, b, device, precision, steps, /*also_fused=*/true);
   {
@@ -37,7 +73,37 @@ double warm_up(const Workload& w, const RunConfig& c, const torch::Device& devic
     autocast_forward(model, device, precision)(b);
   }
   synchronize(device);
-  return seconds_since(t0);
+  const bool variable = options.padding == Padding::longest || options.bucketing;
+  if (device.is_cuda() && variable) {
+    const auto t1 = Clock::now();
+    const int64_t vocab = w.model_config.vocab_size;
+    const auto forward = autocast_forward(model, device, precision);
+    const int64_t first_length = first->input_ids.size(1);
+    model->train();
+    for (int64_t n : padded_lengths(w.train, options, c.epochs, c.max_steps)) {
+      if (n == first_length) continue;
+      const Batch shaped = synthetic_batch(options.batch_size, n, vocab, device);
+      forward(shaped).first.backward();  // the loss, fp32 either way
+      model->zero_grad();
+      ++out.lengths;
+    }
+    torch::NoGradGuard no_grad;
+    model->eval();
+    const auto eval_options = w.eval_loader_options(c);
+    const int64_t eval_batches = c.eval_max_batches;
+    auto eval_lengths = padded_lengths(w.val, eval_options, 1, eval_batches);
+    for (int64_t n : padded_lengths(w.test, eval_options, 1, eval_batches)) eval_lengths.push_back(n);
+    std::sort(eval_lengths.begin(), eval_lengths.end());
+    eval_lengths.erase(std::unique(eval_lengths.begin(), eval_lengths.end()), eval_lengths.end());
+    for (int64_t n : eval_lengths) {
+      forward(synthetic_batch(eval_options.batch_size, n, vocab, device));
+      ++out.lengths;
+    }
+    synchronize(device);
+    out.lengths_s = seconds_since(t1);
+  }
+  out.seconds = seconds_since(t0);
+  return out;
 }
 
 }  // namespace ftb

@@ -24,10 +24,27 @@ SequenceClassifier train_throwaway(const Workload& w, const RunConfig& c, const 
                                    const torch::Device& device, Precision precision, int steps,
                                    bool also_fused = false);
 
+// The padded lengths (sorted, once each) of the batches `options` makes of
+// `split` in epochs 0 .. epochs-1, at most max_batches of each (0 = all):
+// the shapes a row with variable-length batches will compute on. Host only.
+std::vector<int64_t> padded_lengths(const TokenizedSplit& split, LoaderOptions options, int epochs,
+                                    int64_t max_batches = 0);
+
+struct WarmUp {
+  double seconds = 0;        // everything below, device-synchronised
+  int64_t lengths = 0;       // sequence lengths warmed beyond the first batch's (train and evaluation shapes)
+  double lengths_s = 0;      // their part of `seconds`
+};
+
 // Trains a throwaway model of the workload for `steps` steps on the first
 // training batch under `precision` (autocast for the mixed ones; the
 // config's Adam, plus the fused kernel where this LibTorch has it), then one
-// evaluation forward. Returns its wall time in seconds (device-synchronised).
-double warm_up(const Workload& w, const RunConfig& c, const torch::Device& device, Precision precision, int steps = 3);
+// evaluation forward. On a GPU with variable-length batches (padding=longest,
+// or bucketing) it then runs one forward and backward at every training
+// length the run will see and one evaluation forward at every evaluation
+// length: cuDNN builds an execution plan per new shape (15 s of amp's first
+// epoch in results/gpu-2026-11-29), which would otherwise land in the timed
+// loop of whichever row first meets the shape.
+WarmUp warm_up(const Workload& w, const RunConfig& c, const torch::Device& device, Precision precision, int steps = 3);
 
 }  // namespace ftb

@@ -167,6 +167,7 @@ LoaderOptions Workload::train_loader_options(const RunConfig& c) const {
   o.pad_id = tokenizer->pad_id();
   o.seed = c.seed;
   o.prefetch = resolve_prefetch(c);
+  o.pin_memory = resolve_device(c.device).is_cuda();  // the loader thread pins; the step's copy is asynchronous
   o.bucketing = c.bucketing == "on";
   return o;
 }

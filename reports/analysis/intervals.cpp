@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "reports/analysis/noise.h"
+
 
 namespace ftb {
 namespace {
@@ -76,6 +78,9 @@ std::optional<Speedups> speedups_vs(const Report& report, const ScenarioResult& 
   if (auto point = speedup_vs_baseline(report, r, baseline)) s.end_to_end.estimate = *point;
   s.steady_state = stats::ratio_interval(field(r, &RepeatSample::steady_samples_per_s),
                                          field(*base, &RepeatSample::steady_samples_per_s), s.paired);
+  // A calibrate file's run-to-run noise, where the report carries one (checked when it was given).
+  if (report.run_noise.is_object() && baseline == kNoiseBaseline)
+    s = with_run_noise(s, r.scenario, noise_from_json(report.run_noise, "run_noise"));
   return s;
 }
 
@@ -129,7 +134,9 @@ std::string format_interval(const stats::Interval& i, const char* fmt, const cha
   std::snprintf(c, sizeof c, fmt, i.high);
   // The coverage where it is not 95 % (3 repeats: [min, max] covers 75 %).
   std::string coverage;
-  if (!std::isfinite(i.coverage)) {
+  if (i.method == stats::IntervalMethod::t_run_noise) {
+    coverage = "; r2r";  // run-to-run, 95 % (the table's note)
+  } else if (!std::isfinite(i.coverage)) {
     coverage = "; coverage ?";
   } else if (std::abs(i.coverage - 0.95) > 0.005) {
     char d[32];

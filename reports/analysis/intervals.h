@@ -66,7 +66,8 @@ std::optional<AccuracyGuard> accuracy_guard(const Report& report, const Scenario
 double accuracy_tolerance_points(const nlohmann::json& config);
 
 // "1.17x [1.10, 1.25]" at 95 % coverage, "1.17x [1.10, 1.25; 75 %]" otherwise
-// (one repeat: "1.17x"); "*" after x when by throughput.
+// (one repeat: "1.17x"), "1.17x [1.05, 1.30; r2r]" with a calibrated
+// run-to-run noise (t_run_noise, 95 %); "*" after x when by throughput.
 std::string format_interval(const stats::Interval& i, const char* fmt, const char* suffix = "");
 
 }  // namespace ftb

@@ -4,6 +4,7 @@
 
 #include "core/text/errors.h"
 #include "core/text/json_fields.h"
+#include "reports/analysis/two_level.h"
 
 namespace ftb {
 
@@ -69,7 +70,43 @@ NoiseFile estimate_noise(const std::vector<Report>& runs, const RunKey& key, con
       e.min_detectable_change = std::max(rule.min_effect, -std::expm1(-delta));
       out.scenarios[scenario][m] = e;
     }
+  // Speed-ups against baseline, run by run: both rows of one run share its luck.
+  const auto by_run = per_run(runs);
+  for (auto& [scenario, metrics] : out.scenarios) {
+    if (scenario == kNoiseBaseline) continue;
+    for (auto& [m, e] : metrics) {
+      std::vector<double> logs;
+      for (const auto& run : by_run) {
+        const auto row = run.find(scenario), base = run.find(kNoiseBaseline);
+        if (row == run.end() || base == run.end() || !row->second.count(m) || !base->second.count(m)) continue;
+        logs.push_back(std::log(stats::run_level(row->second.at(m))) - std::log(stats::run_level(base->second.at(m))));
+      }
+      if (logs.size() < 2) continue;
+      double mean = 0, ss = 0;
+      for (double x : logs) mean += x / static_cast<double>(logs.size());
+      for (double x : logs) ss += (x - mean) * (x - mean);
+      e.speedup_df = static_cast<double>(logs.size() - 1);
+      e.speedup_cv = std::sqrt(ss / e.speedup_df);
+    }
+  }
   return out;
+}
+
+Speedups with_run_noise(Speedups s, const std::string& scenario, const NoiseFile& noise, int* replaced) {
+  auto widen = [&](stats::Interval& i, Metric m) {
+    const NoiseEstimate* e = find_noise(noise, scenario, m);
+    if (!e || !std::isfinite(e->speedup_cv) || e->speedup_df < 1 || !(i.estimate > 0)) return;
+    const double half = stats::t_quantile(0.975, e->speedup_df) * e->speedup_cv;
+    i.low = i.estimate * std::exp(-half);
+    i.high = i.estimate * std::exp(half);
+    i.n = static_cast<int>(e->speedup_df) + 1;
+    i.coverage = 0.95;
+    i.method = stats::IntervalMethod::t_run_noise;
+    if (replaced) ++*replaced;
+  };
+  widen(s.end_to_end, Metric::train_samples_per_s);
+  widen(s.steady_state, Metric::steady_samples_per_s);
+  return s;
 }
 
 AaCheck aa_check(const std::vector<Report>& runs, const stats::NightlyRule& rule) {
@@ -160,6 +197,10 @@ json to_json(const NoiseFile& n) {
                                            {"between_cv", e.between_cv},
                                            {"between_share", e.between_share},
                                            {"min_detectable_change", e.min_detectable_change}};
+  for (const auto& [scenario, metrics] : n.scenarios)
+    for (const auto& [m, e] : metrics)
+      if (std::isfinite(e.speedup_cv))
+        scenarios[scenario][to_string(m)].update({{"speedup_cv", e.speedup_cv}, {"speedup_df", e.speedup_df}});
   json j = {{"schema", kNoiseSchema},
             {"machine", n.key.machine},
             {"preset", n.key.preset},
@@ -173,7 +214,8 @@ json to_json(const NoiseFile& n) {
              "levels (median of each run's repeats), df = runs - 1; within_cv = pooled sd of repeats around their "
              "run; between_cv = sqrt(max(0, run_cv^2 - kappa(n) within_cv^2 / n)); min_detectable_change = the "
              "slowdown the nightly rule catches 90 % of the time against `window` nights, at Holm's first step "
-             "(family_alpha / series), at least min_effect"},
+             "(family_alpha / series), at least min_effect; speedup_cv = sd over runs of log(row level / baseline level) "
+             "in the same run, df = such runs - 1"},
             {"scenarios", scenarios}};
   if (n.has_aa)
     j["aa_check"] = {{"regress_nights", n.aa.regress_nights},
@@ -185,8 +227,9 @@ json to_json(const NoiseFile& n) {
   return j;
 }
 
-NoiseFile read_noise_file(const std::string& path) {
-  const json j = read_json_file(path);
+NoiseFile read_noise_file(const std::string& path) { return noise_from_json(read_json_file(path), path); }
+
+NoiseFile noise_from_json(const json& j, const std::string& path) {
   NoiseFile n;
   try {
     JsonFields f(j, "");
@@ -228,6 +271,10 @@ NoiseFile read_noise_file(const std::string& path) {
           e.between_share = ef.number("between_share");
         }
         e.min_detectable_change = ef.number("min_detectable_change");
+        if (ef.has("speedup_cv")) {  // since speed-ups got run-to-run intervals; older files lack it
+          e.speedup_cv = ef.number("speedup_cv");
+          e.speedup_df = ef.number("speedup_df");
+        }
         n.scenarios[scenario][m] = e;
       }
     }
@@ -235,6 +282,12 @@ NoiseFile read_noise_file(const std::string& path) {
     input_error(path, e.what());
   }
   return n;
+}
+
+json run_noise_json(const NoiseFile& n, const std::string& source) {
+  json j = to_json(n);
+  j["source"] = source;
+  return j;
 }
 
 const NoiseEstimate* find_noise(const NoiseFile& n, const std::string& scenario, Metric m) {

@@ -10,6 +10,10 @@
 //               only noise repeats inside one process can see;
 //   between_cv  the part of run_cv that no number of repeats removes
 //               (reports/analysis/two_level.h);
+//   speedup_cv  sd over runs of the log speed-up against baseline (both rows
+//               of one run share its luck, so this is not run_cv of either):
+//               what a speed-up in one report can move by in the next run;
+//               its df = runs with both rows - 1 (absent for baseline);
 //   min_detectable_change
 //               the smallest slowdown the nightly rule catches 90 % of the
 //               time, with this many repeats a night, `window` nights since
@@ -24,12 +28,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "reports/analysis/nightly.h"
 #include "reports/analysis/history.h"
+#include "reports/analysis/intervals.h"
 #include "reports/analysis/metrics.h"
 #include "reports/analysis/statistics.h"
 
@@ -37,6 +43,7 @@ namespace ftb {
 
 inline constexpr const char* kNoiseSchema = "ftbench.noise/2";
 inline constexpr const char* kNoiseSchemaV1 = "ftbench.noise/1";
+inline constexpr const char* kNoiseBaseline = "baseline";  // the row speed-ups are measured against
 
 struct NoiseEstimate {
   int runs = 0, repeats = 0;  // runs with the scenario ok; repeats over all of them
@@ -44,6 +51,8 @@ struct NoiseEstimate {
   double run_cv = 0, run_df = 0;
   double within_cv = 0, between_cv = 0, between_share = 0;
   double min_detectable_change = 0;
+  double speedup_cv = std::numeric_limits<double>::quiet_NaN();  // NaN: not measured (baseline itself, an old file)
+  double speedup_df = 0;
 };
 // The run-to-run noise a comparison adds to its own estimate.
 stats::KnownNoise known_noise(const NoiseEstimate& e);
@@ -76,8 +85,20 @@ AaCheck aa_check(const std::vector<Report>& runs, const stats::NightlyRule& rule
 nlohmann::json to_json(const NoiseFile& n);
 // InputError naming `path` (missing, not JSON, wrong schema, missing key).
 NoiseFile read_noise_file(const std::string& path);
+// The same from its JSON (a report's run_noise); InputError naming `where`.
+NoiseFile noise_from_json(const nlohmann::json& j, const std::string& where);
+// The noise file as a report keeps it (Report::run_noise): its JSON plus "source".
+nlohmann::json run_noise_json(const NoiseFile& n, const std::string& source);
 // nullptr when the file has no estimate for it.
 const NoiseEstimate* find_noise(const NoiseFile& n, const std::string& scenario, Metric m);
+
+// A report's speed-ups of `r` (speedups_vs) with the run-to-run noise of a
+// calibrate file: estimate x exp(+-t(0.975, speedup_df) x speedup_cv) per
+// speed-up (end-to-end: the train_samples_per_s estimate; steady: the steady
+// one), method t_run_noise, coverage 0.95 (n = the file's runs). A speed-up
+// the file has no noise for keeps its within-run interval; `replaced` counts
+// those that got one.
+Speedups with_run_noise(Speedups s, const std::string& scenario, const NoiseFile& noise, int* replaced = nullptr);
 
 // The metrics calibrate and compare judge by runs: the throughputs.
 inline constexpr Metric kRunMetrics[] = {Metric::train_samples_per_s, Metric::steady_samples_per_s};

@@ -2,23 +2,9 @@
 
 #include <algorithm>
 
-#include "scenarios/registry.h"
-
 namespace ftb {
 
 using nlohmann::json;
-
-std::string to_string(RowSetting s) {
-  switch (s) {
-    case RowSetting::optimizer: return "optimizer";
-    case RowSetting::precision: return "precision";
-    case RowSetting::world_size: return "ranks";
-    case RowSetting::threads: return "threads";
-    case RowSetting::device: return "device";
-    case RowSetting::batch_size: return "batch_size";
-  }
-  return "?";
-}
 
 namespace {
 
@@ -26,18 +12,13 @@ namespace {
 // baseline is not.
 std::string device_kind(const std::string& d) { return d.substr(0, d.find(':')); }
 
-std::vector<RowSetting> technique_of(const std::string& scenario) {
-  const ScenarioInfo* info = find_scenario(scenario);
-  return info ? info->technique_settings : std::vector<RowSetting>{};
-}
-
 }  // namespace
 
 std::vector<ParityDifference> parity_differences(const Report& report, const ScenarioResult& r,
                                                  const std::string& baseline) {
   const ScenarioResult* base = find_result(report, baseline);
   if (!base || base == &r || base->status != Status::ok || r.status != Status::ok) return {};
-  const std::vector<RowSetting> technique = technique_of(r.scenario);
+  const std::vector<RowSetting>& technique = r.technique_settings;  // as the run's build defined them
   std::vector<ParityDifference> out;
   auto check = [&](RowSetting s, const std::string& row, const std::string& base_value) {
     if (row == base_value || row.empty() || base_value.empty()) return;  // "" = not recorded (older reports)
@@ -65,7 +46,7 @@ json parity_json(const Report& report, const ScenarioResult& r, const std::strin
   for (const auto& d : parity_differences(report, r, baseline))
     differs.push_back({{"setting", to_string(d.setting)}, {"row", d.row}, {"baseline", d.baseline}});
   json technique = json::array();
-  for (RowSetting s : technique_of(r.scenario)) technique.push_back(to_string(s));
+  for (RowSetting s : r.technique_settings) technique.push_back(to_string(s));
   return {{"baseline", baseline}, {"differs", differs}, {"technique", technique}};
 }
 

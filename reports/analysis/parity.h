@@ -1,6 +1,7 @@
 // Parity: the difference between two rows must be the technique and nothing
 // else. For each row, the settings in which it differs from baseline beyond
-// what its technique changes (ScenarioInfo::technique_settings): optimizer
+// what its technique changes (the result's technique_settings, as the build
+// that ran it defined them): optimizer
 // kernels, precision, ranks, threads, device. And the settings every row of
 // the run shares (batch per rank, sequence length, padding, data), stated
 // once. Written into report.json ("parity") and the table's notes.
@@ -11,11 +12,9 @@
 #include <vector>
 
 #include "reports/record/report.h"
-#include "scenarios/scenario.h"
+#include "scenarios/result.h"
 
 namespace ftb {
-
-std::string to_string(RowSetting s);
 
 struct ParityDifference {
   RowSetting setting;
@@ -23,7 +22,7 @@ struct ParityDifference {
 };
 
 // Differences of `r` from `baseline` that its technique does not account for
-// (a scenario unknown to this build's registry: every difference). Empty when
+// (a row with no technique settings: every difference). Empty when
 // r or the baseline is not ok, or r is the baseline.
 std::vector<ParityDifference> parity_differences(const Report& report, const ScenarioResult& r,
                                                  const std::string& baseline);

@@ -32,14 +32,19 @@ json report_to_json(const Report& report, const std::string& baseline) {
                                                "states its method and coverage (") +
                                        (s->paired ? "paired by round: the rows' i-th repeats ran back to back)"
                                                   : "unpaired)") +
-                                       "; repeats of one run share its luck: a second run is another sample"}};
+                                       (report.run_noise.is_object()
+                                            ? "; where an interval's method is t_run_noise, it carries the "
+                                              "run-to-run sd of the speed-up from run_noise (calibrate's runs)"
+                                            : "; repeats of one run share its luck: a second run is another sample")}};
     }
     results.push_back(std::move(j));
   }
-  return {{"schema", kReportSchema},
-          {"environment", report.environment},
-          {"config", report.config},
-          {"results", std::move(results)}};
+  json out = {{"schema", kReportSchema},
+              {"environment", report.environment},
+              {"config", report.config},
+              {"results", std::move(results)}};
+  if (report.run_noise.is_object()) out["run_noise"] = report.run_noise;
+  return out;
 }
 
 void write_report(const std::string& path, const Report& report) {

@@ -34,6 +34,7 @@ std::string to_string(IntervalMethod m) {
     case IntervalMethod::paired_order_statistics: return "order statistics of per-round ratios";
     case IntervalMethod::order_statistics_product: return "order statistics of each median, combined";
     case IntervalMethod::t_over_runs: return "t over runs";
+    case IntervalMethod::t_run_noise: return "t with the run-to-run sd of a calibrate file";
   }
   return "?";
 }

@@ -27,6 +27,7 @@ enum class IntervalMethod {
   paired_order_statistics,  // the same over per-round ratios (rounds ran back to back)
   order_statistics_product, // a ratio of two medians: both medians' intervals, coverage >= the product
   t_over_runs,          // Student's t over independent runs (reports/analysis/two_level.h)
+  t_run_noise,          // one run's estimate, Student's t with a calibrated run-to-run sd (reports/analysis/noise.h)
 };
 std::string to_string(IntervalMethod m);
 

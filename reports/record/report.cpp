@@ -41,6 +41,10 @@ Report report_from_json(const json& input, const std::string& where) {
     f.object("config");
     report.environment = f.at("environment");
     report.config = f.at("config");
+    if (f.has("run_noise")) {
+      f.object("run_noise");
+      report.run_noise = f.at("run_noise");
+    }
     const json& results = f.array("results");
     for (size_t i = 0; i < results.size(); ++i) report.results.push_back(result_from_json(results[i], indexed("results", i)));
     check_measurements(results);

@@ -1,4 +1,4 @@
-// The record: one JSON document per run (schema "ftbench.report/3", described
+// The record: one JSON document per run (schema "ftbench.report/4", described
 // by reports/record/report.schema.json; versions 1 and 2 are read by
 // upgrading) and the raw step times beside it as CSV. Written by
 // reports/analysis/report_json.h (with what is derived from the samples);
@@ -18,12 +18,16 @@
 
 namespace ftb {
 
-inline constexpr const char* kReportSchema = kReportSchemaV3;  // what the writer writes
+inline constexpr const char* kReportSchema = kReportSchemaV4;  // what the writer writes
 
 struct Report {
   nlohmann::json environment = nlohmann::json::object();  // capture_environment()
   nlohmann::json config = nlohmann::json::object();       // the resolved RunConfig
   std::vector<ScenarioResult> results;                    // in run order
+  // A calibrate noise file (reports/analysis/noise.h) plus "source": its
+  // path; the speed-up intervals then carry the run-to-run noise it measured
+  // (`--noise`). Null = none: the intervals see this run's repeats only.
+  nlohmann::json run_noise;
 };
 
 // The result of `scenario` in the report; nullptr when it has none.

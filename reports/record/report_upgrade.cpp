@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "core/text/errors.h"
 #include "core/text/json_fields.h"
@@ -71,23 +72,87 @@ void upgrade_intervals(json& r) {
   }
 }
 
+// v4 records in each result what its technique changes and what it stacks on
+// baseline, as the build that ran it defined them. Builds up to v3 defined
+// them in their scenario registry, frozen here as those builds had them (a
+// row they did not know gets none: every difference is then named).
+struct LegacyTechnique {
+  const char* scenario;
+  std::vector<const char*> settings, stack;
+};
+
+const std::vector<LegacyTechnique>& legacy_techniques() {
+  static const std::vector<LegacyTechnique> table = {
+      {"baseline", {}, {}},
+      {"fused_adam", {"optimizer"}, {"fused_adam"}},
+      {"trainer", {}, {}},
+      {"amp", {"precision"}, {}},
+      {"amp_bf16", {"precision"}, {"bf16"}},
+      {"bucketed", {}, {"bucketing"}},
+      {"cuda_graph", {"optimizer"}, {"fused_adam", "graph"}},
+      {"cuda_graph_bf16", {"optimizer", "precision"}, {"bf16", "fused_adam", "graph"}},
+      {"cuda_graph_fp16", {"optimizer", "precision"}, {"fp16", "fused_adam", "graph"}},
+      {"ddp", {"ranks", "threads"}, {}},
+      {"sharded", {"ranks", "threads"}, {}},
+      {"zero2", {"ranks", "threads"}, {}},
+      {"fabric", {"ranks", "threads", "precision"}, {}},
+      {"peer", {}, {}},
+      {"peer_amp", {"precision"}, {}},
+      {"peer_amp_compiled", {"precision"}, {}},
+      {"fastest", {"optimizer", "precision"}, {}},  // its stack: extra.stack, per device
+      {"largest_batch", {"batch_size"}, {}},
+  };
+  return table;
+}
+
+void technique_from_legacy(json& r) {
+  if (!r.is_object()) return;  // the reader names it
+  const LegacyTechnique* known = nullptr;
+  if (auto name = r.find("scenario"); name != r.end() && name->is_string())
+    for (const auto& t : legacy_techniques())
+      if (*name == t.scenario) known = &t;
+  if (!r.contains("technique_settings")) {
+    // A v3 report wrote them as parity.technique; older ones did not.
+    const auto parity = r.find("parity");
+    if (parity != r.end() && parity->is_object() && parity->contains("technique") && (*parity)["technique"].is_array())
+      r["technique_settings"] = (*parity)["technique"];
+    else
+      r["technique_settings"] = known ? json(known->settings) : json::array();
+  }
+  if (!r.contains("stack")) {
+    const auto extra = r.find("extra");
+    if (extra != r.end() && extra->is_object() && extra->contains("stack") && (*extra)["stack"].is_array())
+      r["stack"] = (*extra)["stack"];  // fastest wrote what it stacked there
+    else
+      r["stack"] = known ? json(known->stack) : json::array();
+  }
+}
+
 }  // namespace
+
+json legacy_technique_table() {
+  json out = json::object();
+  for (const auto& t : legacy_techniques()) out[t.scenario] = {{"technique_settings", t.settings}, {"stack", t.stack}};
+  return out;
+}
 
 json upgrade_report(json report) {
   const std::string schema = JsonFields(report, "").string("schema");
-  if (schema == kReportSchemaV3) return report;
-  if (schema != kReportSchemaV1 && schema != kReportSchemaV2) {
+  if (schema == kReportSchemaV4) return report;
+  if (schema != kReportSchemaV1 && schema != kReportSchemaV2 && schema != kReportSchemaV3) {
     throw InputError("schema: '" + schema + "' is not a report version this ftbench reads (" + kReportSchemaV1 +
-                     ", " + kReportSchemaV2 + " or " + kReportSchemaV3 + ")");
+                     ", " + kReportSchemaV2 + ", " + kReportSchemaV3 + " or " + kReportSchemaV4 + ")");
   }
   const bool v1 = schema == kReportSchemaV1;
-  report["schema"] = kReportSchemaV3;
+  const bool before_v3 = schema != kReportSchemaV3;
+  report["schema"] = kReportSchemaV4;
   report["upgraded_from"] = schema;
   if (v1 && report.contains("config")) integers_in_config(report["config"]);
   if (report.contains("results") && report["results"].is_array())
     for (auto& r : report["results"]) {
       if (v1) upgrade_result(r);
-      upgrade_intervals(r);
+      if (before_v3) upgrade_intervals(r);
+      technique_from_legacy(r);
     }
   return report;
 }

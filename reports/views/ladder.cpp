@@ -4,20 +4,13 @@
 #include <cstdio>
 
 #include "reports/analysis/intervals.h"
-#include "scenarios/registry.h"
 
 namespace ftb {
 
 namespace {
 
 std::vector<std::string> stack_of(const ScenarioResult& r) {
-  std::vector<std::string> s;
-  if (r.extra.is_object() && r.extra.contains("stack") && r.extra["stack"].is_array()) {
-    for (const auto& t : r.extra["stack"])
-      if (t.is_string()) s.push_back(t.get<std::string>());
-  } else if (const ScenarioInfo* info = find_scenario(r.scenario)) {
-    s = info->stack;
-  }
+  std::vector<std::string> s = r.stack;  // as the run's build defined it
   std::sort(s.begin(), s.end());
   return s;
 }
@@ -99,7 +92,7 @@ std::optional<ResultTable> ladder_table(const Report& report, const std::string&
     t.rows.push_back(std::move(row));
   }
   t.notes = "Ladder: each rung stacks one more technique (adds) on the rung below and is timed against it, in the same "
-            "run; the rows and their stacks are in the table above (fastest: extra.stack). Speed-ups as above (wall "
+            "run; each row's stack is in report.json (results[].stack). Speed-ups as above (wall "
             "time, validation included; steady: samples/s after warm-up).\n";
   return t;
 }

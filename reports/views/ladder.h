@@ -1,9 +1,9 @@
 // The cumulative ladder: baseline -> +one technique -> +the next -> ... ->
 // the `fastest` row, each rung measured against the rung below it (not only
 // against baseline), so a technique that stops helping once others are
-// stacked shows. A row's stack is what it adds to baseline: extra.stack when
-// the row records it (fastest: it depends on the device), else its
-// ScenarioInfo::stack. Rungs are the rows whose stacks nest: from baseline,
+// stacked shows. A row's stack is what it adds to baseline, as the run
+// recorded it (results[].stack: its ScenarioInfo::stack, or what fastest
+// stacked on that device). Rungs are the rows whose stacks nest: from baseline,
 // each next rung the smallest stack that holds the previous one, up to the
 // largest stack in the report.
 #pragma once

@@ -169,13 +169,23 @@ ResultTable speedup_table(const Report& report, const std::string& baseline) {
   table.insert(table.end(), rows.begin(), rows.end());
   int repeats = 0;
   for (const auto& r : report.results) repeats = std::max(repeats, static_cast<int>(r.repeats.size()));
+  // With a calibrate file (--noise) the speed-up intervals carry the run-to-run noise it measured.
+  std::string second_run = "repeats of one run share its luck, so the interval says nothing of a second run "
+                           "(compare several runs for that, or give --noise).";
+  if (report.run_noise.is_object()) {
+    const auto source = report.run_noise.find("source");
+    const auto runs = report.run_noise.find("runs");
+    second_run = "speed-up intervals marked r2r carry the run-to-run noise: Student's t with the speed-up's sd over " +
+                 (runs != report.run_noise.end() ? runs->dump() : std::string("?")) + " runs of `ftbench calibrate` (" +
+                 (source != report.run_noise.end() && source->is_string() ? source->get<std::string>() : "?") +
+                 "; end-to-end from samples/s), 95 %; a row it has no estimate for keeps the within-run interval.";
+  }
   return {table, right,
          "speed-up: " + baseline + "'s wall time over the row's (end-to-end, validation included, as the "
          "reference times it); steady speed-up: samples/s after warm-up (samples over step and loader-wait time) over " + baseline +
          "'s. ! marks a test accuracy further from " + baseline + "'s than the preset's tolerance. Medians of up to " + std::to_string(repeats) + " repeat(s) of one run; [interval] where a row has "
          "two or more: order statistics of the per-round ratios (distribution-free), with its coverage where it is "
-         "not 95 % (3 repeats reach 75 %, 5 reach 94 %); repeats of one run share its luck, so the interval says "
-         "nothing of a second run (compare several runs for that). Times, accuracy and the step time behind MFU are medians over repeats. # marks a setting that differs "
+         "not 95 % (3 repeats reach 75 %, 5 reach 94 %); " + second_run + " Times, accuracy and the step time behind MFU are medians over repeats. # marks a setting that differs "
          "from " + baseline + "'s beyond what the row's technique changes. Every row: " + shared_settings(report) + ".\n"};
 }
 

@@ -3,6 +3,7 @@
 // at start-up with the variable's name instead of hanging at the rendezvous.
 #include "scenarios/parallel/rank_env.h"
 
+#include <algorithm>
 #include <charconv>
 #include <climits>
 #include <cstdlib>
@@ -153,6 +154,18 @@ DistEnv dist_env_or_world_of_one() {
   DistEnv one;
   one.master_port = 0;
   return one;
+}
+
+std::string gpu_sharing_problem(const DistEnv& env, int cuda_devices, const char* cuda_visible_devices) {
+  if (!env.launched || env.local_world_size <= cuda_devices) return "";
+  const bool own_gpu = cuda_devices == 1 && cuda_visible_devices != nullptr && *cuda_visible_devices != '\0' &&
+                       std::string(cuda_visible_devices).find(',') == std::string::npos;
+  if (own_gpu) return "";
+  return std::to_string(env.local_world_size) + " ranks on this node (" + env.source + ") but " +
+         std::to_string(cuda_devices) + " GPU" + (cuda_devices == 1 ? "" : "s") +
+         " visible to each: NCCL refuses two ranks on one GPU; launch at most " + std::to_string(cuda_devices) +
+         " ranks per node (torchrun --nproc-per-node " + std::to_string(std::max(1, cuda_devices)) +
+         "), or give each rank its own CUDA_VISIBLE_DEVICES";
 }
 
 }  // namespace ftb

@@ -37,6 +37,14 @@ struct DistEnv {
 // --ntasks SLURM_PROCID alone: both are one plain process).
 DistEnv dist_env_from(const std::function<const char*(const char*)>& getenv_fn);
 
+// Under an outside launcher, ranks of this node that would share one GPU
+// (NCCL refuses them: "Duplicate GPU detected"): more local ranks than the
+// `cuda_devices` a rank sees, unless each rank sees exactly one GPU through
+// its own CUDA_VISIBLE_DEVICES (`cuda_visible_devices`, nullptr when unset).
+// A one-line reason naming the fix, or "" when every rank has its own GPU
+// (or the job is not launched: the local launcher places ranks itself).
+std::string gpu_sharing_problem(const DistEnv& env, int cuda_devices, const char* cuda_visible_devices);
+
 // dist_env_from(std::getenv).
 DistEnv dist_env_from_environment();
 // The launcher's variables, or, when none are set, a world of one whose store

@@ -1,0 +1,42 @@
+# Sourced by tools/gpu_check.sh and tools/gpu_quick.sh (not run on its own):
+# how a GPU machine runs the binaries tools/gpu_pack.sh carried there.
+#
+#   ftb_gpu_unpack_libs CARRY          libraries gpu_pack.sh stored as NAME.xz -> NAME
+#   ftb_gpu_ld_path PYTHON CARRY       prints the LD_LIBRARY_PATH for the carried
+#                                      binaries: PYTHON's torch/lib, the nvidia
+#                                      wheels' lib folders, then CARRY/lib
+#   ftb_gpu_link_source CARRY ROOT     the carried CTest files and compiled-in
+#                                      fixture paths name the packing checkout's
+#                                      path: link it to ROOT where it is absent
+
+ftb_gpu_unpack_libs() {
+  local f
+  for f in "$1"/lib/*.xz; do
+    [ -e "$f" ] || continue
+    [ -s "${f%.xz}" ] && continue
+    if command -v xz >/dev/null 2>&1; then
+      xz -dc "$f" >"${f%.xz}.part" || return 1
+    else  # no xz-utils: Python's lzma module reads the same format
+      "${PYTHON:-python3}" -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
+        "$f" "${f%.xz}.part" || return 1
+    fi
+    mv "${f%.xz}.part" "${f%.xz}" || return 1
+  done
+}
+
+ftb_gpu_ld_path() {
+  local torchlib nvroot extra
+  torchlib="$("$1" -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib"))' 2>/dev/null)" || return 1
+  nvroot="$(dirname "$(dirname "$torchlib")")/nvidia"
+  extra="$(find "$nvroot" -maxdepth 3 -type d -name lib 2>/dev/null | tr '\n' ':')"
+  printf '%s\n' "$torchlib:$extra$2/lib"
+}
+
+ftb_gpu_link_source() {
+  local src
+  src="$(sed -n 's/^# Source directory: //p' "$1/build/CTestTestfile.cmake" 2>/dev/null)"
+  if [ -n "$src" ] && [ "$src" != "$2" ] && [ ! -e "$src" ]; then
+    mkdir -p "$(dirname "$src")" 2>/dev/null && ln -s "$2" "$src" 2>/dev/null
+  fi
+  return 0
+}
