@@ -128,7 +128,11 @@ json distributed_to_json(const ScenarioResult::Distributed& d) {
           {"grad_bytes_per_rank", d.grad_bytes_per_rank},
           {"grad_staging_bytes", d.grad_staging_bytes},
           {"per_rank_samples_per_s", d.per_rank_samples_per_s},
-          {"comm_fallback", d.comm_fallback}};
+          {"comm_fallback", d.comm_fallback},
+          {"param_bytes_per_rank", d.param_bytes_per_rank},
+          {"host_bytes_per_rank", d.host_bytes_per_rank},
+          {"offload_bytes_per_step", d.offload_bytes_per_step},
+          {"offload_wait_s", d.offload_wait_s}};
 }
 
 ScenarioResult::Distributed distributed_from_json(const json& j, const std::string& path) {
@@ -144,6 +148,11 @@ ScenarioResult::Distributed distributed_from_json(const json& j, const std::stri
   d.grad_staging_bytes = f.integer("grad_staging_bytes");
   d.per_rank_samples_per_s = f.number("per_rank_samples_per_s");
   d.comm_fallback = f.string("comm_fallback");
+  // Added with the offload rows: optional, older reports lack them.
+  if (f.has("param_bytes_per_rank")) d.param_bytes_per_rank = f.integer("param_bytes_per_rank");
+  if (f.has("host_bytes_per_rank")) d.host_bytes_per_rank = f.integer("host_bytes_per_rank");
+  if (f.has("offload_bytes_per_step")) d.offload_bytes_per_step = f.integer("offload_bytes_per_step");
+  if (f.has("offload_wait_s")) d.offload_wait_s = f.number("offload_wait_s");
   return d;
 }
 // {"clock": ..., "times": {phase: {"seconds", "share"}}}; share of the sum of

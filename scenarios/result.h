@@ -108,6 +108,10 @@ struct ScenarioResult {
     int64_t grad_staging_bytes = 0;   // zero2: bucket copies in flight during backward
     double per_rank_samples_per_s = 0;
     std::string comm_fallback;        // collectives emulated on this backend, if any
+    int64_t param_bytes_per_rank = 0;     // parameter storage on the device
+    int64_t host_bytes_per_rank = 0;      // offload: master shard, its gradients and Adam's state on the host
+    int64_t offload_bytes_per_step = 0;   // offload: device-to-host + host-to-device copies per step
+    double offload_wait_s = 0;            // offload: rank 0's host time blocked in those copies
   } distributed;
 };
 

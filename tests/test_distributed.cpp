@@ -9,9 +9,11 @@
 #include <functional>
 #include <thread>
 
+#include "core/text/errors.h"
 #include "scenarios/parallel/launcher.h"
 #include "core/train/optimizer.h"
 #include "scenarios/parallel/data_parallel.h"
+#include "scenarios/parallel/fully_sharded.h"
 #include "scenarios/parallel/rank_env.h"
 #include "core/model/classifier.h"
 #include "core/train/workload.h"
@@ -95,23 +97,36 @@ double max_abs_diff(const std::vector<torch::Tensor>& a, const std::vector<torch
 
 struct RankOutcome {
   std::vector<torch::Tensor> params;
-  int64_t optimizer_state_bytes = 0, grad_bytes = 0;
+  int64_t optimizer_state_bytes = 0, grad_bytes = 0, param_bytes = 0, host_bytes = 0, offload_bytes = 0;
+  int64_t max_gathered_bytes = 0;
+  std::vector<std::string> events;  // zero3 (rank 0)
   std::size_t buckets = 0, issued_in_backward = 0;
   std::string fallback;
 };
 
 // k steps of data-parallel training on `world` ranks, each with its slice of
 // the global batch; rank 0's parameters and measurements.
-RankOutcome train_parallel(ftb::dist::Sharding sharding, int world, int64_t bucket_cap_bytes) {
+RankOutcome train_parallel(ftb::dist::Sharding sharding, int world, int64_t bucket_cap_bytes, bool offload = false) {
   RankOutcome out;
   run_ranks(world, [&](const ftb::DistEnv& e) {
-    auto comm = join(e, "test/" + ftb::dist::to_string(sharding));
+    auto comm = join(e, "test/" + ftb::dist::to_string(sharding) + (offload ? "_offload" : ""));
     auto model = make_model();
     ftb::dist::DataParallelOptions o;
     o.sharding = sharding;
+    o.offload = offload;
     o.bucket_cap_bytes = bucket_cap_bytes;
     o.lr = kLr;
-    ftb::dist::DataParallel dp(model->parameters(), comm, o);
+    std::unique_ptr<ftb::dist::GradientSync> sync;
+    ftb::dist::FullyShardedUnits* units = nullptr;
+    if (sharding == ftb::dist::Sharding::parameters) {
+      auto z3 = std::make_unique<ftb::dist::FullyShardedUnits>(model, comm, o);
+      units = z3.get();
+      units->record_events = e.rank == 0;
+      sync = std::move(z3);
+    } else {
+      sync = std::make_unique<ftb::dist::DataParallel>(model->parameters(), comm, o);
+    }
+    auto& dp = *sync;
     dp.broadcast_parameters(0);
     for (int step = 0; step < kSteps; ++step) {
       const auto g = global_batch(step, kPerRank * world);
@@ -121,12 +136,23 @@ RankOutcome train_parallel(ftb::dist::Sharding sharding, int world, int64_t buck
       dp.finish_gradient_sync();
       dp.step();
     }
+    if (units) {
+      if (e.rank == 0) {
+        out.events = units->events;
+        out.max_gathered_bytes = units->max_gathered_bytes();
+      }
+      units->gather_all();  // every rank: a collective
+    }
     if (e.rank == 0) {
       out.params = snapshot(model);
       out.optimizer_state_bytes = dp.optimizer_state_bytes();
       out.grad_bytes = dp.gradient_bytes();
+      out.param_bytes = dp.parameter_bytes();
+      out.host_bytes = dp.host_bytes();
+      out.offload_bytes = dp.offload_bytes_per_step();
       out.buckets = dp.bucket_count();
-      out.issued_in_backward = dp.buckets_issued_in_backward();
+      if (auto* data_parallel = dynamic_cast<ftb::dist::DataParallel*>(&dp))
+        out.issued_in_backward = data_parallel->buckets_issued_in_backward();
       out.fallback = comm->fallback();
     }
   });
@@ -182,6 +208,87 @@ TEST_CASE("sharded and zero2 match ddp, optimizer state (and zero2's gradients) 
   CHECK(zero2.grad_bytes == doctest::Approx(ddp.grad_bytes / 2.0).epsilon(0.01));
 }
 
+TEST_CASE("offload (ZeRO-Offload of sharded and zero2) matches ddp on 2 and 4 ranks, the shard's state on the host") {
+  for (int world : {2, 4}) {
+    CAPTURE(world);
+    const auto ddp = train_parallel(ftb::dist::Sharding::none, world, kSmallBuckets);
+    const auto zero2 = train_parallel(ftb::dist::Sharding::gradients, world, kSmallBuckets);
+    const auto z2_off = train_parallel(ftb::dist::Sharding::gradients, world, kSmallBuckets, /*offload=*/true);
+    const auto z1_off = train_parallel(ftb::dist::Sharding::optimizer, world, kSmallBuckets, /*offload=*/true);
+    CHECK(max_abs_diff(z2_off.params, ddp.params) < 1e-5);
+    CHECK(max_abs_diff(z1_off.params, ddp.params) < 1e-5);
+    CHECK(max_abs_diff(z2_off.params, zero2.params) < 1e-6);
+    // From the tensors that exist: Adam's state is 1/N of ddp's (up to padding
+    // and step counters), and the host keeps it plus the shard's master and
+    // its gradient staging (2 x the shard); each step moves the shard twice.
+    CHECK(z2_off.optimizer_state_bytes == doctest::Approx(ddp.optimizer_state_bytes / double(world)).epsilon(0.02));
+    const double shard = ddp.param_bytes / double(world);
+    CHECK(z2_off.host_bytes == doctest::Approx(z2_off.optimizer_state_bytes + 2 * shard).epsilon(0.02));
+    CHECK(z2_off.offload_bytes == doctest::Approx(2 * shard).epsilon(0.02));
+    CHECK(zero2.host_bytes == 0);
+    CHECK(z2_off.grad_bytes == zero2.grad_bytes);
+    CHECK(z2_off.param_bytes == zero2.param_bytes);  // ZeRO-2 keeps every parameter on the device
+  }
+  CHECK_THROWS(ftb::dist::DataParallel({torch::zeros({4}, torch::requires_grad())}, nullptr,
+                                       [] {
+                                         ftb::dist::DataParallelOptions o;
+                                         o.offload = true;  // ddp has no shard to offload
+                                         return o;
+                                       }()));
+}
+
+TEST_CASE("zero3 (and zero3_offload) match ddp on 2 and 4 ranks, each rank holding 1/N of every tensor") {
+  for (int world : {2, 4}) {
+    CAPTURE(world);
+    const auto ddp = train_parallel(ftb::dist::Sharding::none, world, kSmallBuckets);
+    const auto zero3 = train_parallel(ftb::dist::Sharding::parameters, world, kSmallBuckets);
+    const auto z3_off = train_parallel(ftb::dist::Sharding::parameters, world, kSmallBuckets, /*offload=*/true);
+    CHECK(max_abs_diff(zero3.params, ddp.params) < 1e-5);
+    CHECK(max_abs_diff(z3_off.params, ddp.params) < 1e-5);
+    CHECK(zero3.buckets > 3);  // units: embeddings, each block, the head
+    // From the tensors that exist: parameters, gradients and Adam's state
+    // per rank are 1/N of ddp's (up to each unit's padding to N).
+    CHECK(zero3.param_bytes == doctest::Approx(ddp.param_bytes / double(world)).epsilon(0.02));
+    CHECK(zero3.grad_bytes == doctest::Approx(ddp.grad_bytes / double(world)).epsilon(0.02));
+    CHECK(zero3.optimizer_state_bytes == doctest::Approx(ddp.optimizer_state_bytes / double(world)).epsilon(0.02));
+    CHECK(z3_off.host_bytes == doctest::Approx(z3_off.optimizer_state_bytes + 2 * zero3.param_bytes).epsilon(0.02));
+    // Whole parameters alive at once: a few units, never the whole model
+    // (the tiny model's units are of similar size).
+    CHECK(zero3.max_gathered_bytes < ddp.param_bytes);
+  }
+}
+
+TEST_CASE("zero3 prefetches: the next unit's all-gather is issued before the current unit computes") {
+  const auto zero3 = train_parallel(ftb::dist::Sharding::parameters, 2, kSmallBuckets);
+  const auto& ev = zero3.events;
+  REQUIRE(!ev.empty());
+  auto at = [&](const std::string& e, std::size_t from = 0) {
+    const auto it = std::find(ev.begin() + static_cast<std::ptrdiff_t>(from), ev.end(), e);
+    return static_cast<std::size_t>(it - ev.begin());
+  };
+  // The first step's forward: "forward u" comes after "gather u+1" was issued,
+  // and "forward-end u" after both.
+  const std::size_t units = static_cast<std::size_t>(zero3.buckets);
+  for (std::size_t u = 0; u + 1 < units; ++u) {
+    CAPTURE(u);
+    CHECK(at("gather " + std::to_string(u + 1)) < at("forward " + std::to_string(u)));
+    CHECK(at("forward " + std::to_string(u)) < at("forward-end " + std::to_string(u)));
+  }
+  // Backward, last unit first: each unit's gather again before its backward
+  // gradient flows, the unit below prefetched, its gradients reduced after.
+  const std::size_t first_backward = at("backward " + std::to_string(units - 1));
+  REQUIRE(first_backward < ev.size());
+  for (std::size_t u = units - 1; u-- > 0;) {
+    CAPTURE(u);
+    const std::size_t gathered = at("gather " + std::to_string(u), first_backward);
+    const std::size_t backward = at("backward " + std::to_string(u), first_backward);
+    const std::size_t reduced = at("reduce " + std::to_string(u), first_backward);
+    CHECK(gathered < backward);  // prefetched while the unit above ran backward
+    CHECK(backward < reduced);
+    CHECK(at("reduce " + std::to_string(u + 1), first_backward) < reduced);
+  }
+}
+
 TEST_CASE("one bucket or many: the same parameters") {
   const auto many = train_parallel(ftb::dist::Sharding::gradients, 2, kSmallBuckets);
   const auto one = train_parallel(ftb::dist::Sharding::gradients, 2, int64_t{1} << 30);
@@ -212,6 +319,22 @@ TEST_CASE("a peer that never joins a collective fails the other rank within the 
   CHECK(rank0_s < 4.5);  // ... of 2 s, not the peer leaving at 5 s
 }
 
+TEST_CASE("strategies by either vocabulary, an unknown one lists them all") {
+  CHECK(ftb::dist::to_string(ftb::dist::strategy_from_string("deepspeed_stage_2_offload")) == "zero2_offload");
+  CHECK(ftb::dist::to_string(ftb::dist::strategy_from_string("SHARD_GRAD_OP")) == "zero2");
+  CHECK(ftb::dist::to_string(ftb::dist::strategy_from_string("NO_SHARD")) == "ddp");
+  CHECK(ftb::dist::to_string(ftb::dist::strategy_from_string("deepspeed_stage_1")) == "sharded");
+  try {
+    ftb::dist::strategy_from_string("FULL_SHARDED", "fabric_strategy");
+    FAIL("accepted an unknown strategy");
+  } catch (const ftb::InputError& e) {
+    const std::string m = e.what();
+    CHECK(m.find("fabric_strategy") != std::string::npos);
+    CHECK(m.find("deepspeed_stage_2_offload") != std::string::npos);
+    CHECK(m.find("SHARD_GRAD_OP") != std::string::npos);
+  }
+}
+
 TEST_CASE("fabric with each strategy trains exactly as the scenario it wraps") {
   auto c = tiny_config();
   c.dropout = 0;  // ranks are threads here: dropout would share one generator
@@ -219,12 +342,13 @@ TEST_CASE("fabric with each strategy trains exactly as the scenario it wraps") {
   c.bucket_mb = 0.01;
   c.dp_precision = c.fabric_precision = ftb::Precision::fp32;
   const auto w = ftb::build_workload(c);
-  for (const char* strategy : {"ddp", "sharded", "zero2"}) {
+  for (const char* strategy : {"ddp", "sharded", "zero2", "zero2_offload", "zero3", "zero3_offload"}) {
     CAPTURE(strategy);
     c.fabric_strategy = strategy;
     ftb::ScenarioResult direct, fabric;
     run_ranks(2, [&](const ftb::DistEnv& e) {
-      auto r = ftb::run_data_parallel(w, c, {}, ftb::dist::sharding_from_string(strategy), e);
+      const auto s = ftb::dist::strategy_from_string(strategy);
+      auto r = ftb::run_data_parallel(w, c, {}, s.sharding, e, s.offload);
       if (e.rank == 0) direct = r;
     });
     run_ranks(2, [&](const ftb::DistEnv& e) {
@@ -241,4 +365,38 @@ TEST_CASE("fabric with each strategy trains exactly as the scenario it wraps") {
     // Global throughput counts both ranks' samples.
     CHECK(direct.train_samples_per_s > direct.distributed.per_rank_samples_per_s * 1.5);
   }
+}
+
+TEST_CASE("a device budget: ddp does not fit where zero3 trains (max_device_bytes)") {
+  auto c = tiny_config();
+  c.dropout = 0;
+  c.world_size = 2;
+  c.dp_precision = ftb::Precision::fp32;
+  const auto w = ftb::build_workload(c);
+  auto needed = [&](ftb::dist::Sharding s) {
+    int64_t bytes = 0;
+    run_ranks(2, [&](const ftb::DistEnv& e) {
+      auto r = ftb::run_data_parallel(w, c, {}, s, e);
+      if (e.rank == 0) bytes = r.extra.at("device_bytes_needed").get<int64_t>();
+    });
+    return bytes;
+  };
+  const int64_t ddp = needed(ftb::dist::Sharding::none), zero3 = needed(ftb::dist::Sharding::parameters);
+  CHECK(zero3 < ddp);
+  c.max_device_bytes = (ddp + zero3) / 2;
+  std::string why;
+  try {
+    run_ranks(2, [&](const ftb::DistEnv& e) { ftb::run_data_parallel(w, c, {}, ftb::dist::Sharding::none, e); });
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  CHECK(why.find("does not fit max_device_bytes=" + std::to_string(c.max_device_bytes)) == 0);
+  ftb::ScenarioResult z3;
+  run_ranks(2, [&](const ftb::DistEnv& e) {
+    auto r = ftb::run_data_parallel(w, c, {}, ftb::dist::Sharding::parameters, e);
+    if (e.rank == 0) z3 = r;
+  });
+  CHECK(z3.status == ftb::Status::ok);
+  CHECK(z3.distributed.strategy == "zero3");
+  CHECK(z3.train_samples_per_s > 0);
 }

@@ -125,7 +125,28 @@ BertForSequenceClassificationImpl::BertForSequenceClassificationImpl(const Model
 
 torch::Tensor BertForSequenceClassificationImpl::forward(const torch::Tensor& input_ids,
                                                          const torch::Tensor& attention_mask) {
-  return classifier(dropout(bert(input_ids, attention_mask)));  // (B,L)
+  // Units (parameter_units): 0 embeddings, 1..n the layers, n+1 pooler + classifier.
+  const int64_t B = input_ids.size(0), T = input_ids.size(1);
+  auto key_mask = attention_mask.to(torch::kBool).view({B, 1, 1, T});
+  auto& layers = *bert->encoder->layer;
+  enter_unit(0);
+  auto x = leave_unit(0, bert->embeddings(input_ids));
+  for (size_t i = 0; i < layers.size(); ++i) {
+    enter_unit(i + 1);
+    x = leave_unit(i + 1, layers[i]->as<BertLayer>()->forward(x, key_mask));
+  }
+  enter_unit(layers.size() + 1);
+  return leave_unit(layers.size() + 1, classifier(dropout(bert->pooler(x))));  // (B,L)
+}
+
+std::vector<std::vector<torch::Tensor>> BertForSequenceClassificationImpl::parameter_units() {
+  std::vector<std::vector<torch::Tensor>> units;
+  units.push_back(bert->embeddings->parameters());
+  for (const auto& layer : *bert->encoder->layer) units.push_back(layer->parameters());
+  auto head = bert->pooler->parameters();
+  for (const auto& p : classifier->parameters()) head.push_back(p);
+  units.push_back(head);
+  return units;
 }
 
 bool BertForSequenceClassificationImpl::is_head_parameter(const std::string& name) const {

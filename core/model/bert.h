@@ -113,6 +113,7 @@ struct BertForSequenceClassificationImpl : SequenceClassifierImpl {
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask) override;
   std::string body_prefix() const override { return "bert."; }
   bool is_head_parameter(const std::string& name) const override;
+  std::vector<std::vector<torch::Tensor>> parameter_units() override;
 
   BertModel bert{nullptr};
   torch::nn::Dropout dropout{nullptr};    // classifier_dropout (null: hidden_dropout_prob)

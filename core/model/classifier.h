@@ -8,12 +8,27 @@
 
 #include <torch/torch.h>
 
+#include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/model/hf_config.h"
 
 namespace ftb {
+
+// Called around each unit's forward (the units of parameter_units()) when a
+// model has them set: what ZeRO-3 / FSDP needs to gather a unit's
+// parameters just before it computes and free them after
+// (scenarios/parallel/fully_sharded.h). after_unit may return `out` with a
+// backward hook registered on it (its gradient arrives just before the
+// unit's backward).
+class UnitHooks {
+ public:
+  virtual ~UnitHooks() = default;
+  virtual void before_unit(std::size_t unit) = 0;
+  virtual torch::Tensor after_unit(std::size_t unit, torch::Tensor out) = 0;
+};
 
 struct SequenceClassifierImpl : torch::nn::Module {
   explicit SequenceClassifierImpl(ModelConfig c) : config(std::move(c)) {}
@@ -28,8 +43,21 @@ struct SequenceClassifierImpl : torch::nn::Module {
   // HF's _init_weights: N(0, initializer_range) for Linear/Embedding weights,
   // zero biases and padding row, LayerNorm 1/0. Uses the global generator.
   void init_weights();
+  // The parameters in forward order, one group per unit: the embeddings,
+  // each transformer block, the head (with BERT's pooler). Every parameter
+  // is in exactly one unit.
+  virtual std::vector<std::vector<torch::Tensor>> parameter_units() = 0;
 
   ModelConfig config;
+  UnitHooks* unit_hooks = nullptr;  // not owned; null = plain forward
+
+ protected:
+  void enter_unit(std::size_t unit) {
+    if (unit_hooks) unit_hooks->before_unit(unit);
+  }
+  torch::Tensor leave_unit(std::size_t unit, torch::Tensor out) {
+    return unit_hooks ? unit_hooks->after_unit(unit, std::move(out)) : out;
+  }
 };
 TORCH_MODULE(SequenceClassifier);
 

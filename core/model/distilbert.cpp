@@ -132,13 +132,30 @@ torch::Tensor DistilBertForSequenceClassificationImpl::forward(const torch::Tens
   // tests against HF check it); the last layer's work drops by about 5/6.
   const int64_t B = input_ids.size(0), T = input_ids.size(1);
   auto key_mask = attention_mask.to(torch::kBool).view({B, 1, 1, T});
+  // Units (parameter_units): 0 embeddings, 1..n the blocks, n+1 the head.
   auto& blocks = *distilbert->transformer->layer;
-  auto x = distilbert->embeddings(input_ids);  // (B,T,C)
-  for (size_t i = 0; i + 1 < blocks.size(); ++i) x = blocks[i]->as<TransformerBlock>()->forward(x, key_mask);
+  enter_unit(0);
+  auto x = leave_unit(0, distilbert->embeddings(input_ids));  // (B,T,C)
+  for (size_t i = 0; i + 1 < blocks.size(); ++i) {
+    enter_unit(i + 1);
+    x = leave_unit(i + 1, blocks[i]->as<TransformerBlock>()->forward(x, key_mask));
+  }
   auto& last = *blocks[blocks.size() - 1]->as<TransformerBlock>();
-  auto pooled = block_forward(last, x.narrow(1, 0, 1), x, key_mask).squeeze(1);  // (B,C): the [CLS] row
+  enter_unit(blocks.size());
+  auto pooled = leave_unit(blocks.size(), block_forward(last, x.narrow(1, 0, 1), x, key_mask).squeeze(1));  // (B,C): [CLS]
+  enter_unit(blocks.size() + 1);
   pooled = dropout(torch::relu(pre_classifier(pooled)));
-  return classifier(pooled);                             // (B,L)
+  return leave_unit(blocks.size() + 1, classifier(pooled));  // (B,L)
+}
+
+std::vector<std::vector<torch::Tensor>> DistilBertForSequenceClassificationImpl::parameter_units() {
+  std::vector<std::vector<torch::Tensor>> units;
+  units.push_back(distilbert->embeddings->parameters());
+  for (const auto& block : *distilbert->transformer->layer) units.push_back(block->parameters());
+  auto head = pre_classifier->parameters();
+  for (const auto& p : classifier->parameters()) head.push_back(p);
+  units.push_back(head);
+  return units;
 }
 
 bool DistilBertForSequenceClassificationImpl::is_head_parameter(const std::string& name) const {

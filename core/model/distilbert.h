@@ -83,6 +83,7 @@ struct DistilBertForSequenceClassificationImpl : SequenceClassifierImpl {
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask) override;
   std::string body_prefix() const override { return "distilbert."; }
   bool is_head_parameter(const std::string& name) const override;
+  std::vector<std::vector<torch::Tensor>> parameter_units() override;
 
   DistilBertModel distilbert{nullptr};
   torch::nn::Linear pre_classifier{nullptr};  // (C, C)

@@ -84,8 +84,9 @@ const std::vector<Field>& fields() {
       FTB_NUM(world_size, int, "ranks of distributed scenarios; 0 = GPUs on CUDA, 2 on CPU"),
       FTB_NUM(bucket_mb, double, "gradient bucket cap, MiB (DDP's bucket_cap_mb)"),
       FTB_NUM(dist_timeout_s, double, "rendezvous/collective timeout, s"),
-      FTB_PRECISION(dp_precision, "ddp/sharded/zero2: auto (16-mixed on CUDA, 32 on CPU) | 32 | bf16-mixed | 16-mixed"),
-      FTB_STR(fabric_strategy, "fabric: ddp | sharded | zero2"),
+      FTB_PRECISION(dp_precision, "ddp/sharded/zero2/zero2_offload: auto (16-mixed on CUDA, 32 on CPU) | 32 | bf16-mixed | 16-mixed"),
+      FTB_NUM(max_device_bytes, int64_t, "distributed rows: device bytes a rank may keep for parameters, gradients, optimizer state (and zero3's gathered units); 0 = no budget"),
+      FTB_STR(fabric_strategy, "fabric: ddp | sharded | zero2 | zero2_offload | zero3 | zero3_offload (or deepspeed_stage_1/2/2_offload/3/3_offload, fsdp, FULL_SHARD, SHARD_GRAD_OP, NO_SHARD)"),
       FTB_PRECISION(fabric_precision, "fabric: auto (16-mixed on CUDA, bf16-mixed on CPU) | 32 | bf16-mixed | 16-mixed"),
       FTB_NUM(epochs, int, "training epochs"),
       FTB_NUM(batch_size, int, "training batch size (per rank)"),
@@ -223,6 +224,36 @@ void apply_override(RunConfig& config, const std::string& assignment) {
   input_error(key, "unknown config key (see `ftbench run --help` for the keys)");
 }
 
+const std::vector<std::pair<std::string, std::string>>& strategy_names() {
+  static const std::vector<std::pair<std::string, std::string>> names = {
+      {"ddp", "ddp"},
+      {"sharded", "sharded"},
+      {"zero2", "zero2"},
+      {"zero2_offload", "zero2_offload"},
+      {"zero3", "zero3"},
+      {"zero3_offload", "zero3_offload"},
+      {"deepspeed_stage_1", "sharded"},
+      {"deepspeed_stage_2", "zero2"},
+      {"deepspeed_stage_2_offload", "zero2_offload"},
+      {"deepspeed_stage_3", "zero3"},
+      {"deepspeed_stage_3_offload", "zero3_offload"},
+      {"fsdp", "zero3"},
+      {"FULL_SHARD", "zero3"},
+      {"NO_SHARD", "ddp"},
+      {"SHARD_GRAD_OP", "zero2"},
+  };
+  return names;
+}
+
+std::string canonical_strategy(const std::string& name, const std::string& key) {
+  std::string known;
+  for (const auto& [alias, row] : strategy_names()) {
+    if (alias == name) return row;
+    known += (known.empty() ? "" : ", ") + alias;
+  }
+  input_error(key, "unknown strategy \"" + name + "\" (" + known + ")");
+}
+
 void validate(const RunConfig& c) {
   auto require = [](bool ok, const char* key, const std::string& what) {
     if (!ok) input_error(key, what);
@@ -232,8 +263,8 @@ void validate(const RunConfig& c) {
   require(c.world_size >= 0, "world_size", "must be >= 0 (0 = auto)");
   require(c.bucket_mb > 0, "bucket_mb", "must be > 0");
   require(c.dist_timeout_s > 0, "dist_timeout_s", "must be > 0");
-  require(c.fabric_strategy == "ddp" || c.fabric_strategy == "sharded" || c.fabric_strategy == "zero2",
-          "fabric_strategy", "must be ddp, sharded or zero2");
+  canonical_strategy(c.fabric_strategy, "fabric_strategy");
+  require(c.max_device_bytes >= 0, "max_device_bytes", "must be >= 0 (0 = no budget)");
   require(c.epochs >= 1, "epochs", "must be >= 1");
   require(c.batch_size >= 1, "batch_size", "must be >= 1");
   require(c.eval_batch_size >= 0, "eval_batch_size", "must be >= 0");

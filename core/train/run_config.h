@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/train/precision.h"
@@ -32,7 +33,12 @@ struct RunConfig {
   double bucket_mb = 25;          // gradient bucket cap in MiB (PyTorch DDP's bucket_cap_mb)
   double dist_timeout_s = 300;    // rendezvous and every collective; a dead/hung peer fails the run after this
   std::optional<Precision> dp_precision;      // ddp/sharded/zero2; nullopt = auto (16-mixed on CUDA, 32 on CPU)
-  std::string fabric_strategy = "zero2";  // ddp | sharded | zero2
+  // Distributed rows: the device bytes a rank may keep for the model's state
+  // (parameters, gradients, optimizer state, zero3's gathered units); a row
+  // that needs more fails saying so, as a device of that size would.
+  // 0 = no budget.
+  int64_t max_device_bytes = 0;
+  std::string fabric_strategy = "zero2";  // strategy_names(): ftbench's row names, or DeepSpeed's/FSDP's
   std::optional<Precision> fabric_precision;  // nullopt = auto (16-mixed on CUDA, bf16-mixed on CPU)
 
   // Training (the reference: 3 epochs, batch 12, Adam lr 5e-5, seed 123).
@@ -105,6 +111,16 @@ std::vector<std::string> preset_names();
 // Applies "key=value" (InputError naming the key when unknown or malformed).
 void apply_override(RunConfig& config, const std::string& assignment);
 // Checks ranges and combinations; InputError naming the offending key.
+// The strategies fabric_strategy accepts, in the vocabularies users bring:
+// ftbench's rows (ddp, sharded, zero2, zero2_offload, zero3, zero3_offload),
+// Lightning/DeepSpeed's (deepspeed_stage_1/2/3 and their _offload) and
+// FSDP's (fsdp and FULL_SHARD = zero3, SHARD_GRAD_OP = zero2, NO_SHARD =
+// ddp), each with ftbench's row name.
+const std::vector<std::pair<std::string, std::string>>& strategy_names();
+// ftbench's row name for `name` (either vocabulary); InputError naming `key`
+// and listing every accepted name otherwise.
+std::string canonical_strategy(const std::string& name, const std::string& key);
+
 void validate(const RunConfig& config);
 
 nlohmann::json to_json(const RunConfig& config);

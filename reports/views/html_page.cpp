@@ -1,5 +1,6 @@
 #include "reports/views/html_page.h"
 #include "reports/views/ladder.h"
+#include "reports/views/memory_table.h"
 #include "reports/views/phase_table.h"
 
 #include "reports/views/report_labels.h"
@@ -172,6 +173,7 @@ std::string report_page_html(const Report& report, const std::vector<PageChart>&
   out += "<h2>Results</h2>\n" + table_html(speedup_table(report, baseline));
   if (const auto rungs = ladder_table(report, baseline)) out += "<h2>Ladder</h2>\n" + table_html(*rungs, "ladder");
   if (const auto phases = phase_table(report)) out += "<h2>Where the time goes</h2>\n" + table_html(*phases, "phases");
+  if (const auto memory = memory_table(report)) out += "<h2>Memory per rank</h2>\n" + table_html(*memory, "memory");
   out += "<h2>Charts</h2>\n" + charts_html(charts);
   out += "<h2>Environment</h2>\n<div id=\"environment\">";
   append_value(out, report.environment);

@@ -4,6 +4,7 @@
 #include "reports/analysis/intervals.h"
 #include "reports/views/ladder.h"
 #include "reports/analysis/parity.h"
+#include "reports/views/memory_table.h"
 #include "reports/views/phase_table.h"
 #include "reports/views/report_labels.h"
 
@@ -147,6 +148,8 @@ ResultTable speedup_table(const Report& report, const std::string& baseline) {
         if (const auto lr = r.extra.find("lr"); lr != r.extra.end() && lr->is_number())
           note += ", lr " + printf_str("%.3g", lr->get<double>());
       }
+      if (const auto s = r.extra.find("sharding_note"); s != r.extra.end() && s->is_string())
+        note += std::string(note.empty() ? "" : "; ") + s->get<std::string>();
       if (by_throughput)
         note += std::string(note.empty() ? "" : "; ") + "* samples/s ratio: trained on " +
                 std::to_string(r.train_samples) + " samples, baseline on " +
@@ -196,6 +199,8 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
     out += "\n" + format_table(rungs->rows, rungs->right, TableStyle::markdown) + "\n" + rungs->notes;
   if (const auto phases = phase_table(report))
     out += "\n" + format_table(phases->rows, phases->right, TableStyle::markdown) + "\n" + phases->notes;
+  if (const auto memory = memory_table(report))
+    out += "\n" + format_table(memory->rows, memory->right, TableStyle::markdown) + "\n" + memory->notes;
   return out;
 }
 

@@ -4,9 +4,12 @@
 #include <torch/csrc/autograd/function_hook.h>
 #include <torch/csrc/autograd/variable.h>
 
+#include <chrono>
 #include <stdexcept>
 
 #include "core/text/errors.h"
+#include "core/train/device.h"
+#include "core/train/run_config.h"
 
 namespace ftb::dist {
 namespace {
@@ -24,18 +27,27 @@ struct GradReadyHook : torch::autograd::FunctionPostHook {
 
 }  // namespace
 
-Sharding sharding_from_string(const std::string& name) {
-  if (name == "ddp") return Sharding::none;
-  if (name == "sharded") return Sharding::optimizer;
-  if (name == "zero2") return Sharding::gradients;
-  input_error("strategy", "unknown strategy \"" + name + "\" (ddp, sharded, zero2)");
+Strategy strategy_from_string(const std::string& name, const std::string& key) {
+  const std::string row = canonical_strategy(name, key);
+  if (row == "ddp") return {Sharding::none, false};
+  if (row == "sharded") return {Sharding::optimizer, false};
+  if (row == "zero2") return {Sharding::gradients, false};
+  if (row == "zero2_offload") return {Sharding::gradients, true};
+  if (row == "zero3") return {Sharding::parameters, false};
+  if (row == "zero3_offload") return {Sharding::parameters, true};
+  throw std::logic_error("strategy_from_string: no strategy for row " + row);
 }
+
+std::string to_string(const Strategy& s) { return to_string(s.sharding) + (s.offload ? "_offload" : ""); }
+
+Sharding sharding_from_string(const std::string& name) { return strategy_from_string(name).sharding; }
 
 std::string to_string(Sharding s) {
   switch (s) {
     case Sharding::none: return "ddp";
     case Sharding::optimizer: return "sharded";
     case Sharding::gradients: return "zero2";
+    case Sharding::parameters: return "zero3";
   }
   return "?";
 }
@@ -57,6 +69,10 @@ DataParallel::DataParallel(std::vector<torch::Tensor> params, std::shared_ptr<Co
     : params_(std::move(params)), comm_(std::move(comm)), options_(options) {
   if (options_.bucket_cap_bytes <= 0 || options_.first_bucket_cap_bytes <= 0)
     throw std::invalid_argument("DataParallel: bucket caps must be > 0");
+  if (options_.offload && options_.sharding == Sharding::none)
+    throw std::invalid_argument("DataParallel: offload needs a sharded optimizer (sharded or zero2)");
+  if (options_.sharding == Sharding::parameters)
+    throw std::invalid_argument("DataParallel: zero3 shards parameters per unit (FullyShardedUnits)");
   torch::NoGradGuard no_grad;
   const int64_t world = comm_->size(), rank = comm_->rank();
   // Buckets over the parameters in reverse registration order.
@@ -97,7 +113,9 @@ DataParallel::DataParallel(std::vector<torch::Tensor> params, std::shared_ptr<Co
     adam_params.push_back(options_.sharding == Sharding::none ? b.flat_params
                                                               : b.flat_params.narrow(0, rank * b.chunk, b.chunk));
   }
-  adam_ = make_device_adam(adam_params, options_.lr, adam_params.front().device());
+  shards_ = adam_params;
+  if (options_.offload) host_ = std::make_unique<HostOptimizer>(shards_, options_.lr);
+  else adam_ = make_device_adam(adam_params, options_.lr, adam_params.front().device());
   // Hooks last: the parameters are final now.
   for (std::size_t k = 0; k < params_.size(); ++k) {
     auto acc = torch::autograd::impl::grad_accumulator(params_[k]);
@@ -121,6 +139,7 @@ void DataParallel::broadcast_parameters(int root) {
   std::vector<Pending> pending;
   for (auto& b : buckets_) pending.push_back(comm_->broadcast(b->flat_params, root));
   for (auto& p : pending) comm_->wait(p);
+  if (host_) host_->refresh(shards_);  // the host masters start from the broadcast values too
 }
 
 void DataParallel::zero_grad() {
@@ -191,6 +210,7 @@ std::vector<torch::Tensor> DataParallel::local_grads() const {
       case Sharding::none: out.push_back(b->flat_grads); break;
       case Sharding::optimizer: out.push_back(b->flat_grads.narrow(0, rank * b->chunk, b->chunk)); break;
       case Sharding::gradients: out.push_back(b->shard_grads); break;
+      case Sharding::parameters: break;  // FullyShardedUnits' business
     }
   }
   return out;
@@ -198,10 +218,14 @@ std::vector<torch::Tensor> DataParallel::local_grads() const {
 
 void DataParallel::step(const torch::Tensor& found_inf) {
   torch::NoGradGuard no_grad;
-  adam_->step(local_grads(), /*grad_scale=*/{}, found_inf);
+  const int64_t rank = comm_->rank();
+  if (host_) {
+    host_->step(local_grads(), shards_, found_inf);  // the updated shards land before the all-gather's send
+  } else {
+    adam_->step(local_grads(), /*grad_scale=*/{}, found_inf);
+  }
   if (options_.sharding == Sharding::none) return;
   // Every rank updated its chunk: gather the full parameters everywhere.
-  const int64_t rank = comm_->rank();
   std::vector<torch::Tensor> sends;
   std::vector<Pending> pending;
   for (auto& b : buckets_) {
@@ -219,7 +243,20 @@ int64_t DataParallel::gradient_bytes() const {
 
 int64_t DataParallel::staging_bytes() const { return max_staging_; }
 
-torch::Tensor scaled_step(DataParallel& dp, GradScaler& scaler) {
+int64_t DataParallel::parameter_bytes() const {
+  int64_t n = 0;
+  for (const auto& b : buckets_) n += b->flat_params.nbytes();
+  return n;
+}
+
+int64_t DataParallel::host_bytes() const { return host_ ? host_->host_bytes() : 0; }
+int64_t DataParallel::offload_bytes_per_step() const { return host_ ? host_->bytes_per_step() : 0; }
+double DataParallel::offload_wait_s() const { return host_ ? host_->wait_s() : 0; }
+int64_t DataParallel::optimizer_state_bytes() const {
+  return host_ ? host_->adam().state_bytes() : adam_ ? adam_->state_bytes() : 0;
+}
+
+torch::Tensor scaled_step(GradientSync& dp, GradScaler& scaler) {
   auto found_inf = scaler.unscale_grads_(dp.local_grads());
   if (dp.sharding() != Sharding::none) dp.comm().run(dp.comm().all_reduce_max(found_inf));
   dp.step(found_inf);
@@ -228,6 +265,7 @@ torch::Tensor scaled_step(DataParallel& dp, GradScaler& scaler) {
 }
 
 std::string DataParallel::optimizer_label() const {
+  if (host_) return ftb::optimizer_label(host_->adam(), "this rank's shard, on the host (offload)");
   return ftb::optimizer_label(*adam_, options_.sharding == Sharding::none ? "flat buckets" : "this rank's shard of the flat buckets");
 }
 

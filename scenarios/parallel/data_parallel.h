@@ -4,6 +4,13 @@
 //            shard only, steps it, and the parameters are all-gathered
 //   zero2    ZeRO-2: gradients reduce-scattered, so each rank holds only its
 //            shard's gradients and Adam state; parameters all-gathered
+// and, for sharded and zero2, ZeRO-Offload (options.offload, DeepSpeed's
+// stage-2 offload): the fp32 master of the rank's shard, Adam's state and
+// Adam's step live in host memory; each step copies the shard's gradients
+// device-to-host, steps Adam on the host (the fused CPU kernel over flat
+// buffers), and copies the updated shard host-to-device before the
+// all-gather. On a CPU the device is the host: the copies are host to host
+// and the report says so.
 //
 // Layout (one code path for all three): parameters are packed, in reverse
 // registration order (the order backward produces their gradients, as
@@ -28,12 +35,23 @@
 #include "core/train/optimizer.h"
 #include "scenarios/parallel/communicator.h"
 #include "core/train/grad_scaler.h"
+#include "scenarios/parallel/host_optimizer.h"
 
 namespace ftb::dist {
 
-enum class Sharding { none, optimizer, gradients };  // ddp, sharded (ZeRO-1), zero2
-Sharding sharding_from_string(const std::string& name);  // "ddp" | "sharded" | "zero2"
+enum class Sharding { none, optimizer, gradients, parameters };  // ddp, sharded (ZeRO-1), zero2, zero3
 std::string to_string(Sharding s);
+
+// A strategy: what is sharded, and whether the optimizer is offloaded.
+struct Strategy {
+  Sharding sharding = Sharding::none;
+  bool offload = false;
+};
+// Any name of core/train/run_config.h's strategy_names() (ftbench's rows,
+// DeepSpeed's and FSDP's); InputError naming `key` listing them otherwise.
+Strategy strategy_from_string(const std::string& name, const std::string& key = "strategy");
+std::string to_string(const Strategy& s);  // the row name: "zero2", "zero2_offload" ...
+Sharding sharding_from_string(const std::string& name);  // strategy_from_string(name).sharding
 
 struct DataParallelOptions {
   Sharding sharding = Sharding::none;
@@ -43,9 +61,51 @@ struct DataParallelOptions {
   // _DEFAULT_FIRST_BUCKET_BYTES = 1 MiB.
   int64_t first_bucket_cap_bytes = 1024 * 1024;
   double lr = 5e-5;                              // Adam, as the reference (no weight decay)
+  bool offload = false;                          // ZeRO-Offload (sharded and zero2 only)
 };
 
-class DataParallel {
+// What the training loop and the report need of a data-parallel strategy:
+// DataParallel (ddp, sharded, zero2, their offload) and FullyShardedUnits
+// (zero3, scenarios/parallel/fully_sharded.h).
+class GradientSync {
+ public:
+  virtual ~GradientSync() = default;
+  // Every rank starts from `root`'s parameters.
+  virtual void broadcast_parameters(int root = 0) = 0;
+  virtual void zero_grad() = 0;
+  // After loss.backward(): whatever collective the hooks did not issue, and
+  // a wait for all of them; then local_grads() hold the average over ranks.
+  virtual void finish_gradient_sync() = 0;
+  // What this rank's optimizer reads (loss scaling unscales and checks these).
+  virtual std::vector<torch::Tensor> local_grads() const = 0;
+  // Adam on this rank's part (found_inf > 0 skips it on the device), then
+  // whatever makes the parameters whole again where the strategy needs it.
+  virtual void step(const torch::Tensor& found_inf = {}) = 0;
+
+  virtual Sharding sharding() const = 0;
+  virtual bool offloaded() const = 0;
+  virtual Communicator& comm() = 0;
+  virtual int64_t bucket_cap_bytes() const = 0;
+  virtual std::size_t bucket_count() const = 0;  // buckets, or units (zero3)
+  virtual int64_t optimizer_state_bytes() const = 0;
+  virtual std::string optimizer_label() const = 0;
+  virtual int64_t gradient_bytes() const = 0;   // gradient storage this rank keeps between steps
+  virtual int64_t staging_bytes() const = 0;    // gradient copies in flight during backward (peak)
+  virtual int64_t parameter_bytes() const = 0;  // parameter storage kept on the device between steps
+  virtual int64_t host_bytes() const = 0;       // offload: master shards, their gradients and Adam's state
+  virtual int64_t offload_bytes_per_step() const = 0;
+  virtual double offload_wait_s() const = 0;
+  // What a rank's device holds for the model's state at its peak: the
+  // parameters, gradients and optimizer state kept between steps (the
+  // optimizer's on the host when offloaded) plus what a step gathers on top
+  // (zero3: the unit computing and the one prefetched).
+  int64_t device_bytes_needed() const {
+    return parameter_bytes() + gradient_bytes() + (offloaded() ? 0 : optimizer_state_bytes()) + transient_bytes();
+  }
+  virtual int64_t transient_bytes() const { return 0; }
+};
+
+class DataParallel : public GradientSync {
  public:
   // params: the model's parameters (fp32, on the communicator's device). They
   // are re-pointed into the bucket buffers; broadcast_parameters() then makes
@@ -56,30 +116,37 @@ class DataParallel {
   DataParallel(const DataParallel&) = delete;
   DataParallel& operator=(const DataParallel&) = delete;
 
-  void broadcast_parameters(int root = 0);
-  void zero_grad();
+  void broadcast_parameters(int root = 0) override;
+  void zero_grad() override;
   // After loss.backward(): issues any bucket the hooks did not (unused
   // parameters) and waits for every collective. Then local_grads() hold the
   // average over ranks.
-  void finish_gradient_sync();
+  void finish_gradient_sync() override;
   // What this rank's optimizer reads: ddp every bucket, sharded its chunk of
   // each bucket's averaged gradients, zero2 its reduced chunks. Loss scaling
   // unscales and checks these.
-  std::vector<torch::Tensor> local_grads() const;
+  std::vector<torch::Tensor> local_grads() const override;
   // Adam on this rank's part, then (sharded, zero2) all-gather of the
   // parameters. found_inf (0-dim, on the device, equal on all ranks): > 0
   // skips the update on the device.
-  void step(const torch::Tensor& found_inf = {});
+  void step(const torch::Tensor& found_inf = {}) override;
 
-  Sharding sharding() const { return options_.sharding; }
-  Communicator& comm() { return *comm_; }
-  int64_t bucket_cap_bytes() const { return options_.bucket_cap_bytes; }
-  std::size_t bucket_count() const { return buckets_.size(); }
-  int64_t optimizer_state_bytes() const { return adam_ ? adam_->state_bytes() : 0; }
+  Sharding sharding() const override { return options_.sharding; }
+  Communicator& comm() override { return *comm_; }
+  int64_t bucket_cap_bytes() const override { return options_.bucket_cap_bytes; }
+  std::size_t bucket_count() const override { return buckets_.size(); }
+  int64_t optimizer_state_bytes() const override;
   // What steps: "adam/<kernel>, flat buckets" (ddp) or "..., this rank's shard".
-  std::string optimizer_label() const;
-  int64_t gradient_bytes() const;  // gradient storage this rank keeps between steps
-  int64_t staging_bytes() const;   // zero2: bucket copies in flight during backward (at most 2)
+  std::string optimizer_label() const override;
+  int64_t gradient_bytes() const override;
+  int64_t staging_bytes() const override;   // zero2: bucket copies in flight during backward (at most 2)
+  int64_t parameter_bytes() const override; // flat buffers, padding included
+  bool offloaded() const override { return options_.offload; }
+  // Host memory the offload keeps: the fp32 master shard, its gradient
+  // staging and Adam's state (0 without offload).
+  int64_t host_bytes() const override;
+  int64_t offload_bytes_per_step() const override;  // device-to-host gradients + host-to-device parameters
+  double offload_wait_s() const override;           // host time blocked in those copies
   // Buckets whose collective the hooks issued while backward was running, in
   // the last step (the rest were issued by finish_gradient_sync).
   std::size_t buckets_issued_in_backward() const { return issued_in_backward_; }
@@ -98,7 +165,9 @@ class DataParallel {
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;  // keep the hooked nodes alive
   std::size_t next_launch_ = 0;         // buckets are issued strictly in order
   std::size_t issued_in_backward_ = 0;
-  std::unique_ptr<FusedAdam> adam_;
+  std::unique_ptr<FusedAdam> adam_;             // on the device (no offload)
+  std::unique_ptr<HostOptimizer> host_;         // offload
+  std::vector<torch::Tensor> shards_;           // what Adam steps: this rank's part of each bucket
   int64_t max_staging_ = 0;
 };
 
@@ -107,6 +176,6 @@ class DataParallel {
 // every rank agree on a skip (MAX; sharded ranks saw different chunks), step
 // (skipped on the device), update the scale. Returns 1 if skipped, else 0
 // (0-dim float on the device: add it up, read it once).
-torch::Tensor scaled_step(DataParallel& dp, GradScaler& scaler);
+torch::Tensor scaled_step(GradientSync& dp, GradScaler& scaler);
 
 }  // namespace ftb::dist

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 #include "core/train/autocast.h"
 #include "core/train/device.h"
@@ -49,11 +50,11 @@ SumAcrossRanks sum_over(dist::Communicator& comm) {
   return [&comm](torch::Tensor& t) { comm.sum_in_place(t); };
 }
 
-void fill_distributed(ScenarioResult& r, const dist::DataParallel& dp, dist::Communicator& comm,
+void fill_distributed(ScenarioResult& r, const dist::GradientSync& dp, dist::Communicator& comm,
                       const LoopResult& loop) {
   auto& d = r.distributed;
   d.backend = comm.backend();
-  d.strategy = dist::to_string(dp.sharding());
+  d.strategy = dist::to_string(dist::Strategy{dp.sharding(), dp.offloaded()});
   d.bucket_cap_bytes = dp.bucket_cap_bytes();
   d.buckets = static_cast<int64_t>(dp.bucket_count());
   d.collective_wait_s = comm.wait_s();
@@ -62,6 +63,13 @@ void fill_distributed(ScenarioResult& r, const dist::DataParallel& dp, dist::Com
   d.grad_staging_bytes = dp.staging_bytes();
   d.per_rank_samples_per_s = loop.train_time_s > 0 ? loop.rank_train_samples / loop.train_time_s : 0;
   d.comm_fallback = comm.fallback();
+  d.param_bytes_per_rank = dp.parameter_bytes();
+  d.host_bytes_per_rank = dp.host_bytes();
+  d.offload_bytes_per_step = dp.offload_bytes_per_step();
+  d.offload_wait_s = dp.offload_wait_s();
+  r.extra["device_bytes_needed"] = dp.device_bytes_needed();  // the state a rank's device holds at its peak
+  if (comm.size() == 1 && (dp.sharding() != dist::Sharding::none || dp.offloaded()))
+    r.extra["sharding_note"] = "world size 1: nothing is sharded (every shard is the whole)";
   r.world_size = comm.size();
 }
 
@@ -78,8 +86,8 @@ ScenarioInfo ranks_row(ScenarioInfo s, std::optional<Precision> RunConfig::*prec
 }
 
 ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const ScenarioContext& ctx,
-                                 dist::Sharding sharding, const DistEnv& env) {
-  const std::string name = dist::to_string(sharding);
+                                 dist::Sharding sharding, const DistEnv& env, bool offload) {
+  const std::string name = dist::to_string(dist::Strategy{sharding, offload});
   const auto device = rank_device(c, env);
   const Precision precision = resolve_precision(c.dp_precision, device, Precision::fp32);
   auto comm = join_group(c, env, device, name + "/" + std::to_string(ctx.repeat));
@@ -88,9 +96,22 @@ ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const Sc
   model->to(device);  // fp32 parameters in every precision
   dist::DataParallelOptions o;
   o.sharding = sharding;
+  o.offload = offload;
   o.bucket_cap_bytes = static_cast<int64_t>(c.bucket_mb * 1024 * 1024);
   o.lr = c.lr;
-  dist::DataParallel dp(model->parameters(), comm, o);
+  std::unique_ptr<dist::GradientSync> sync;
+  if (sharding == dist::Sharding::parameters) sync = std::make_unique<dist::FullyShardedUnits>(model, comm, o);
+  else sync = std::make_unique<dist::DataParallel>(model->parameters(), comm, o);
+  dist::GradientSync& dp = *sync;
+  // A device budget (max_device_bytes): the row fails as a device of that size would.
+  const int64_t needed = dp.device_bytes_needed();
+  if (c.max_device_bytes > 0 && needed > c.max_device_bytes)
+    throw std::runtime_error(
+        "does not fit max_device_bytes=" + std::to_string(c.max_device_bytes) + ": a rank needs " +
+        std::to_string(needed) + " bytes (parameters " + std::to_string(dp.parameter_bytes()) + ", gradients " +
+        std::to_string(dp.gradient_bytes()) + ", optimizer state " +
+        std::to_string(dp.offloaded() ? 0 : dp.optimizer_state_bytes()) + ", gathered units " +
+        std::to_string(dp.transient_bytes()) + ")");
   dp.broadcast_parameters(0);  // every rank starts from rank 0's weights
   std::unique_ptr<GradScaler> scaler;
   if (precision == Precision::fp16_mixed) scaler = std::make_unique<GradScaler>();

@@ -11,6 +11,7 @@
 
 #include "scenarios/parallel/communicator.h"
 #include "scenarios/parallel/data_parallel.h"
+#include "scenarios/parallel/fully_sharded.h"
 #include "scenarios/parallel/rank_env.h"
 #include "scenarios/common.h"
 
@@ -29,16 +30,18 @@ std::shared_ptr<dist::Communicator> join_group(const RunConfig& c, const DistEnv
 // A metric reducer for LoopOptions::sum_across_ranks over `comm`.
 SumAcrossRanks sum_over(dist::Communicator& comm);
 // Fills the distributed fields of r (rank 0's view).
-void fill_distributed(ScenarioResult& r, const dist::DataParallel& dp, dist::Communicator& comm,
+void fill_distributed(ScenarioResult& r, const dist::GradientSync& dp, dist::Communicator& comm,
                       const LoopResult& loop);
 
-// The ddp / sharded / zero2 scenarios: the baseline loop with the gradients
-// synchronised (and the optimizer sharded) by dist::DataParallel, in the
-// precision of `dp_precision`.
+// The ddp / sharded / zero2 / zero3 scenarios (and the offload ones): the
+// baseline loop with the gradients synchronised (and the optimizer, the
+// gradients, the parameters sharded) by dist::DataParallel, or per unit by
+// dist::FullyShardedUnits (zero3), in the precision of `dp_precision`.
 // env: this rank (dist_env_or_world_of_one() for the scenarios; tests pass
 // their own to run ranks as threads of one process).
+// offload: ZeRO-Offload (the shard's master, Adam and its step on the host).
 ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const ScenarioContext& ctx,
-                                 dist::Sharding sharding, const DistEnv& env);
+                                 dist::Sharding sharding, const DistEnv& env, bool offload = false);
 // The fabric scenario's loop (scenarios/fabric.cpp), with the rank given.
 ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioContext& ctx, const DistEnv& env);
 

@@ -4,6 +4,7 @@
 
 #include "core/train/device.h"
 #include "core/train/phase_recorder.h"
+#include "scenarios/parallel/fully_sharded.h"
 #include "scenarios/parallel/rank_env.h"
 #include "core/text/errors.h"
 
@@ -11,7 +12,7 @@ namespace ftb {
 
 Fabric::Fabric(FabricOptions options)
     : options_(std::move(options)), precision_(parse_precision(options_.precision, "precision")) {
-  dist::sharding_from_string(options_.strategy);  // validates
+  dist::strategy_from_string(options_.strategy);  // validates
 }
 
 Fabric::~Fabric() = default;
@@ -41,7 +42,7 @@ dist::Communicator& Fabric::comm() {
   return *comm_;
 }
 
-dist::DataParallel& Fabric::strategy() {
+dist::GradientSync& Fabric::strategy() {
   if (!dp_) throw std::logic_error("Fabric: call setup(model, optimizer) first");
   return *dp_;
 }
@@ -51,10 +52,13 @@ FabricOptimizer& Fabric::setup(SequenceClassifier& model, AdamConfig adam) {
   if (dp_) throw std::logic_error("Fabric::setup: one model per Fabric");
   model->to(device_);  // parameters stay fp32 in every precision (autocast casts inside the ops)
   dist::DataParallelOptions o;
-  o.sharding = dist::sharding_from_string(options_.strategy);
+  const dist::Strategy strategy = dist::strategy_from_string(options_.strategy);
+  o.sharding = strategy.sharding;
+  o.offload = strategy.offload;
   o.bucket_cap_bytes = options_.bucket_cap_bytes;
   o.lr = adam.lr;
-  dp_ = std::make_unique<dist::DataParallel>(model->parameters(), comm_, o);
+  if (strategy.sharding == dist::Sharding::parameters) dp_ = std::make_unique<dist::FullyShardedUnits>(model, comm_, o);
+  else dp_ = std::make_unique<dist::DataParallel>(model->parameters(), comm_, o);
   dp_->broadcast_parameters(0);
   if (precision_ == Precision::fp16_mixed) scaler_ = std::make_unique<GradScaler>();
   skipped_ = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(device_));

@@ -38,7 +38,7 @@ namespace ftb {
 struct FabricOptions {
   std::string accelerator = "auto";  // auto | cpu | cuda
   int devices = 0;                   // ranks expected; 0 = whatever the launcher started
-  std::string strategy = "ddp";      // ddp | sharded | zero2
+  std::string strategy = "ddp";      // any name of strategy_names() (core/train/run_config.h)
   std::string precision = "32";      // Lightning's names: 32 | bf16-mixed | 16-mixed (parse_precision)
   int64_t bucket_cap_bytes = 25 * 1024 * 1024;
   std::chrono::milliseconds timeout{300000};  // store and collectives
@@ -98,7 +98,7 @@ class Fabric {
 
   // Measurements for the report.
   dist::Communicator& comm();
-  dist::DataParallel& strategy();
+  dist::GradientSync& strategy();
   int64_t skipped_steps() const;  // steps skipped by loss scaling (host sync)
   double loss_scale() const;      // current scale (16-mixed), else 1
 
@@ -108,7 +108,7 @@ class Fabric {
   Precision precision_;
   torch::Device device_ = torch::kCPU;
   std::shared_ptr<dist::Communicator> comm_;
-  std::unique_ptr<dist::DataParallel> dp_;
+  std::unique_ptr<dist::GradientSync> dp_;
   std::unique_ptr<GradScaler> scaler_;
   std::unique_ptr<FabricOptimizer> optimizer_;
   torch::Tensor skipped_;  // 0-dim float on the device: sum of found_inf

@@ -1,0 +1,301 @@
+#include "scenarios/parallel/fully_sharded.h"
+
+#include <ATen/native/Resize.h>
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/function_hook.h>
+#include <torch/csrc/autograd/variable.h>
+
+#ifdef FTB_WITH_CUDA
+#include <ATen/native/cuda/Resize.h>
+#endif
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/train/optimizer.h"
+
+namespace ftb::dist {
+namespace {
+
+// Runs fn after the parameter's gradient has been accumulated.
+struct AccumulatedHook : torch::autograd::FunctionPostHook {
+  explicit AccumulatedHook(std::function<void()> fn) : fn_(std::move(fn)) {}
+  torch::autograd::variable_list operator()(const torch::autograd::variable_list& outputs,
+                                            const torch::autograd::variable_list& /*inputs*/) override {
+    fn_();
+    return outputs;
+  }
+  std::function<void()> fn_;
+};
+
+// The storage under t (and every view of it) resized in place: 0 frees its
+// memory, the full size allocates it again (contents undefined until written).
+void resize_storage(const torch::Tensor& t, int64_t bytes) {
+  c10::StorageImpl* impl = t.storage().unsafeGetStorageImpl();
+  if (static_cast<int64_t>(impl->nbytes()) == bytes) return;
+#ifdef FTB_WITH_CUDA
+  if (t.is_cuda()) {
+    at::native::resize_bytes_cuda(impl, static_cast<size_t>(bytes));
+    return;
+  }
+#endif
+  at::native::resize_bytes_cpu(impl, static_cast<size_t>(bytes));
+}
+
+}  // namespace
+
+struct FullyShardedUnits::Unit {
+  std::vector<torch::Tensor> params;  // the model's, views into full
+  std::vector<int64_t> offsets;       // element offset of each in full
+  int64_t numel = 0, padded = 0, chunk = 0;
+  torch::Tensor full;                 // (padded): whole, or its storage resized to 0
+  bool whole = false;
+  Pending gathering;                  // an issued all-gather into full
+  std::size_t ready = 0;              // parameters whose gradient is accumulated
+  bool reduced = false;
+  torch::Tensor staging;              // (padded) gradients while they are reduce-scattered
+  Pending reducing;
+  int64_t bytes() const { return padded * 4; }
+};
+
+FullyShardedUnits::FullyShardedUnits(SequenceClassifier model, std::shared_ptr<Communicator> comm,
+                                     DataParallelOptions options)
+    : model_(std::move(model)), comm_(std::move(comm)), options_(options) {
+  torch::NoGradGuard no_grad;
+  const int64_t world = comm_->size();
+  const auto groups = model_->parameter_units();
+  std::size_t count = 0;
+  for (const auto& g : groups) count += g.size();
+  if (count != model_->parameters().size())
+    throw std::invalid_argument("FullyShardedUnits: the model's units do not hold every parameter once");
+  for (const auto& g : groups) {
+    auto u = std::make_unique<Unit>();
+    u->params = g;
+    for (const auto& p : g) {
+      if (p.scalar_type() != torch::kFloat)
+        throw std::invalid_argument("FullyShardedUnits: parameters must be float32 (autocast keeps them so)");
+      u->offsets.push_back(u->numel);
+      u->numel += p.numel();
+    }
+    u->padded = (u->numel + world - 1) / world * world;
+    u->chunk = u->padded / world;
+    u->full = torch::zeros({u->padded}, g.front().options());
+    for (std::size_t j = 0; j < g.size(); ++j) {
+      auto p = g[j];
+      auto view = u->full.narrow(0, u->offsets[j], p.numel()).view(p.sizes());
+      view.copy_(p);
+      p.set_data(view);  // the parameter's storage is the unit's buffer from now on
+      p.mutable_grad() = torch::Tensor();
+    }
+    u->whole = true;
+    gathered_ += u->bytes();
+    shards_.push_back(torch::zeros({u->chunk}, u->full.options()));
+    shard_grads_.push_back(torch::zeros({u->chunk}, u->full.options()));
+    units_.push_back(std::move(u));
+  }
+  max_gathered_ = gathered_;
+  if (options_.offload) host_ = std::make_unique<HostOptimizer>(shards_, options_.lr);
+  else adam_ = make_device_adam(shards_, options_.lr, shards_.front().device());
+  for (std::size_t i = 0; i < units_.size(); ++i)
+    for (const auto& p : units_[i]->params) {
+      auto acc = torch::autograd::impl::grad_accumulator(p);
+      if (!acc) throw std::invalid_argument("FullyShardedUnits: every parameter must be a leaf that requires grad");
+      acc->add_post_hook(std::make_unique<AccumulatedHook>([this, i] { on_grad_ready(i); }));
+      accumulators_.push_back(std::move(acc));
+    }
+  model_->unit_hooks = this;
+}
+
+FullyShardedUnits::~FullyShardedUnits() {
+  model_->unit_hooks = nullptr;
+  // Never leave a collective running on buffers about to go away.
+  for (auto& u : units_) {
+    try {
+      if (u->gathering.valid()) comm_->wait(u->gathering);
+      if (u->reducing.valid()) comm_->wait(u->reducing);
+    } catch (...) {
+    }
+  }
+}
+
+void FullyShardedUnits::note(const std::string& what, std::size_t unit) {
+  if (record_events) events.push_back(what + " " + std::to_string(unit));
+}
+
+void FullyShardedUnits::ensure_sharded() {
+  if (sharded_) return;
+  torch::NoGradGuard no_grad;
+  const int64_t rank = comm_->rank();
+  for (std::size_t i = 0; i < units_.size(); ++i) {
+    auto& u = *units_[i];
+    shards_[i].copy_(u.full.narrow(0, rank * u.chunk, u.chunk));
+    free_params(i);
+  }
+  if (host_) host_->refresh(shards_);
+  sharded_ = true;
+  max_gathered_ = gathered_;  // from here on: what steps gather (the set-up held the whole model)
+}
+
+void FullyShardedUnits::broadcast_parameters(int root) {
+  if (sharded_) gather_all();
+  std::vector<Pending> pending;
+  for (auto& u : units_) pending.push_back(comm_->broadcast(u->full, root));
+  for (auto& p : pending) comm_->wait(p);
+  sharded_ = false;
+  ensure_sharded();
+}
+
+void FullyShardedUnits::issue_gather(std::size_t i) {
+  auto& u = *units_[i];
+  if (u.whole || u.gathering.valid()) return;
+  note("gather", i);
+  resize_storage(u.full, u.bytes());
+  gathered_ += u.bytes();
+  max_gathered_ = std::max(max_gathered_, gathered_);
+  u.gathering = comm_->all_gather(u.full, shards_[i]);
+}
+
+void FullyShardedUnits::gather(std::size_t i) {
+  auto& u = *units_[i];
+  if (u.whole) return;
+  issue_gather(i);
+  comm_->wait(u.gathering);
+  u.gathering = Pending();
+  u.whole = true;
+}
+
+void FullyShardedUnits::free_params(std::size_t i) {
+  auto& u = *units_[i];
+  if (!u.whole && !u.gathering.valid()) return;
+  if (u.gathering.valid()) {  // never free under a collective writing into it
+    comm_->wait(u.gathering);
+    u.gathering = Pending();
+  }
+  resize_storage(u.full, 0);
+  gathered_ -= u.bytes();
+  u.whole = false;
+}
+
+void FullyShardedUnits::gather_all() {
+  ensure_sharded();
+  for (std::size_t i = 0; i < units_.size(); ++i) issue_gather(i);
+  for (std::size_t i = 0; i < units_.size(); ++i) gather(i);
+}
+
+void FullyShardedUnits::before_unit(std::size_t unit) {
+  ensure_sharded();
+  gather(unit);
+  // Prefetch: the next unit's all-gather runs while this one computes.
+  if (unit + 1 < units_.size()) issue_gather(unit + 1);
+  note("forward", unit);
+}
+
+torch::Tensor FullyShardedUnits::after_unit(std::size_t unit, torch::Tensor out) {
+  note("forward-end", unit);
+  const bool backward_follows = torch::GradMode::is_enabled() && out.requires_grad();
+  if (backward_follows) {
+    // Its gradient arrives just before the unit's own backward.
+    out.register_hook([this, unit](const torch::Tensor& grad) {
+      note("backward", unit);
+      gather(unit);
+      if (unit > 0) issue_gather(unit - 1);  // prefetch the unit backward meets next
+      return grad;
+    });
+  }
+  // Free after forward; the last unit's parameters are the first backward needs.
+  if (!backward_follows || unit + 1 < units_.size()) free_params(unit);
+  return out;
+}
+
+void FullyShardedUnits::on_grad_ready(std::size_t unit) {
+  auto& u = *units_[unit];
+  if (++u.ready == u.params.size() && !u.reduced) reduce(unit);
+}
+
+void FullyShardedUnits::reduce(std::size_t unit) {
+  torch::NoGradGuard no_grad;
+  auto& u = *units_[unit];
+  note("reduce", unit);
+  while (in_flight_.size() >= 2) wait_reduce(in_flight_.front());  // at most two units' copies in flight
+  u.staging = torch::zeros({u.padded}, shards_[unit].options());
+  for (std::size_t j = 0; j < u.params.size(); ++j) {
+    auto& p = u.params[j];
+    if (p.grad().defined()) u.staging.narrow(0, u.offsets[j], p.numel()).copy_(p.grad().reshape({-1}));
+    p.mutable_grad() = torch::Tensor();  // this rank keeps only its shard's gradient
+  }
+  u.staging.div_(static_cast<double>(comm_->size()));  // the average, as DDP
+  staging_ += u.staging.nbytes();
+  max_staging_ = std::max(max_staging_, staging_);
+  u.reducing = comm_->reduce_scatter_sum(shard_grads_[unit], u.staging);
+  in_flight_.push_back(unit);
+  u.reduced = true;
+  free_params(unit);  // every node that used them has run: the unit's backward is over
+}
+
+void FullyShardedUnits::wait_reduce(std::size_t unit) {
+  auto& u = *units_[unit];
+  if (u.reducing.valid()) comm_->wait(u.reducing);
+  u.reducing = Pending();
+  staging_ -= u.staging.defined() ? u.staging.nbytes() : 0;
+  u.staging = torch::Tensor();
+  in_flight_.erase(std::remove(in_flight_.begin(), in_flight_.end(), unit), in_flight_.end());
+}
+
+void FullyShardedUnits::zero_grad() {
+  for (auto& u : units_) {
+    u->ready = 0;
+    u->reduced = false;
+    for (auto& p : u->params) p.mutable_grad() = torch::Tensor();
+  }
+}
+
+void FullyShardedUnits::finish_gradient_sync() {
+  // Units the hooks did not reduce (a parameter without a gradient), last first, as backward would.
+  for (std::size_t i = units_.size(); i-- > 0;)
+    if (!units_[i]->reduced) reduce(i);
+  while (!in_flight_.empty()) wait_reduce(in_flight_.front());
+  for (std::size_t i = 0; i < units_.size(); ++i) free_params(i);
+}
+
+std::vector<torch::Tensor> FullyShardedUnits::local_grads() const { return shard_grads_; }
+
+void FullyShardedUnits::step(const torch::Tensor& found_inf) {
+  torch::NoGradGuard no_grad;
+  ensure_sharded();
+  if (host_) host_->step(shard_grads_, shards_, found_inf);
+  else adam_->step(shard_grads_, /*grad_scale=*/{}, found_inf);
+}
+
+int64_t FullyShardedUnits::optimizer_state_bytes() const {
+  return host_ ? host_->adam().state_bytes() : adam_->state_bytes();
+}
+
+std::string FullyShardedUnits::optimizer_label() const {
+  if (host_) return ftb::optimizer_label(host_->adam(), "this rank's shard of each unit, on the host (offload)");
+  return ftb::optimizer_label(*adam_, "this rank's shard of each unit");
+}
+
+int64_t FullyShardedUnits::gradient_bytes() const {
+  int64_t n = 0;
+  for (const auto& g : shard_grads_) n += g.nbytes();
+  return n;
+}
+
+int64_t FullyShardedUnits::staging_bytes() const { return max_staging_; }
+
+int64_t FullyShardedUnits::transient_bytes() const {
+  int64_t first = 0, second = 0;
+  for (const auto& u : units_) {
+    if (u->bytes() > first) second = first, first = u->bytes();
+    else if (u->bytes() > second) second = u->bytes();
+  }
+  return first + second;
+}
+
+int64_t FullyShardedUnits::parameter_bytes() const {
+  int64_t n = 0;
+  for (const auto& s : shards_) n += s.nbytes();
+  return n;
+}
+
+}  // namespace ftb::dist

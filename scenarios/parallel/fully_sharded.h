@@ -1,0 +1,109 @@
+// ZeRO-3 / FSDP's FULL_SHARD: each rank keeps 1/N of every parameter, its
+// gradient and its Adam state, per unit of the model (the embeddings, each
+// transformer block, the head: SequenceClassifierImpl::parameter_units()).
+//   forward   a unit's parameters are all-gathered just before it computes
+//             (UnitHooks::before_unit) and freed after it (storage resized to
+//             0: autograd's saved references keep the storage object, which
+//             the backward gather fills again), except the last unit's, which
+//             backward needs at once; the next unit's all-gather is issued
+//             before the current unit computes (prefetch).
+//   backward  a hook on each unit's output fires when its gradient arrives,
+//             just before the unit's backward: the unit is gathered again and
+//             the unit before it prefetched; when every parameter of the unit
+//             has its gradient (the accumulators' post-hooks), the gradients
+//             are reduce-scattered into this rank's shard and the unit's
+//             parameters and gradients freed.
+//   step      Adam on the shards (on the device, or on the host with
+//             options.offload: zero3_offload); nothing to gather until the
+//             next forward.
+// Layout: per unit one flat buffer of its parameters, padded to a multiple of
+// the world size; the parameters are views into it (their storage is the
+// buffer's, so resizing it frees or restores every view); rank r owns chunk r.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/model/classifier.h"
+#include "core/train/fused_adam.h"
+#include "scenarios/parallel/communicator.h"
+#include "scenarios/parallel/data_parallel.h"
+#include "scenarios/parallel/host_optimizer.h"
+
+namespace ftb::dist {
+
+class FullyShardedUnits : public GradientSync, public UnitHooks {
+ public:
+  // The model's parameters (fp32, on the communicator's device) are
+  // re-pointed into per-unit buffers and the model's unit hooks set to this
+  // (unset again by the destructor). options.sharding is ignored (parameters).
+  FullyShardedUnits(SequenceClassifier model, std::shared_ptr<Communicator> comm, DataParallelOptions options);
+  ~FullyShardedUnits() override;
+  FullyShardedUnits(const FullyShardedUnits&) = delete;
+  FullyShardedUnits& operator=(const FullyShardedUnits&) = delete;
+
+  void broadcast_parameters(int root = 0) override;
+  void zero_grad() override;
+  void finish_gradient_sync() override;
+  std::vector<torch::Tensor> local_grads() const override;
+  void step(const torch::Tensor& found_inf = {}) override;
+
+  Sharding sharding() const override { return Sharding::parameters; }
+  bool offloaded() const override { return static_cast<bool>(host_); }
+  Communicator& comm() override { return *comm_; }
+  int64_t bucket_cap_bytes() const override { return 0; }  // units, not buckets
+  std::size_t bucket_count() const override { return units_.size(); }
+  int64_t optimizer_state_bytes() const override;
+  std::string optimizer_label() const override;
+  int64_t gradient_bytes() const override;   // the shards' gradients
+  int64_t staging_bytes() const override;    // peak of gradient copies in flight
+  int64_t parameter_bytes() const override;  // the shards (what stays between steps)
+  int64_t host_bytes() const override { return host_ ? host_->host_bytes() : 0; }
+  int64_t offload_bytes_per_step() const override { return host_ ? host_->bytes_per_step() : 0; }
+  double offload_wait_s() const override { return host_ ? host_->wait_s() : 0; }
+
+  // The most bytes of whole units' parameters alive at once (gathered).
+  int64_t max_gathered_bytes() const { return max_gathered_; }
+  // The two largest units whole at once (the one computing, the one prefetched).
+  int64_t transient_bytes() const override;
+  // Every unit whole and kept so (to read the weights: a test, a checkpoint);
+  // the next forward frees them again as it goes.
+  void gather_all();
+
+  // UnitHooks (called by the model's forward).
+  void before_unit(std::size_t unit) override;
+  torch::Tensor after_unit(std::size_t unit, torch::Tensor out) override;
+
+  // Order of events when record_events is on (tests): "gather u", "forward u",
+  // "forward-end u", "backward u", "reduce u".
+  bool record_events = false;
+  std::vector<std::string> events;
+
+ private:
+  struct Unit;
+  void ensure_sharded();
+  void issue_gather(std::size_t unit);
+  void gather(std::size_t unit);  // whole on return
+  void free_params(std::size_t unit);
+  void on_grad_ready(std::size_t unit);
+  void reduce(std::size_t unit);
+  void wait_reduce(std::size_t unit);
+  void note(const std::string& what, std::size_t unit);
+
+  SequenceClassifier model_;
+  std::shared_ptr<Communicator> comm_;
+  DataParallelOptions options_;
+  std::vector<std::unique_ptr<Unit>> units_;
+  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;
+  std::vector<std::size_t> in_flight_;  // units whose reduce-scatter runs, oldest first
+  std::vector<torch::Tensor> shards_, shard_grads_;
+  std::unique_ptr<FusedAdam> adam_;
+  std::unique_ptr<HostOptimizer> host_;
+  bool sharded_ = false;
+  int64_t gathered_ = 0, max_gathered_ = 0, staging_ = 0, max_staging_ = 0;
+};
+
+}  // namespace ftb::dist

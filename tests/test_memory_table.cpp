@@ -1,0 +1,64 @@
+// The memory table: each distributed row's bytes per rank, measured, beside
+// the ZeRO paper's model of its strategy.
+#include <doctest/doctest.h>
+
+#include "reports/views/memory_table.h"
+
+namespace {
+
+ftb::ScenarioResult row(const std::string& strategy, int ranks, int64_t params, int64_t grads, int64_t state,
+                        int64_t host) {
+  ftb::ScenarioResult r;
+  r.scenario = strategy;
+  r.world_size = ranks;
+  r.distributed.backend = "gloo";
+  r.distributed.strategy = strategy;
+  r.distributed.param_bytes_per_rank = params;
+  r.distributed.grad_bytes_per_rank = grads;
+  r.distributed.optimizer_state_bytes_per_rank = state;
+  r.distributed.host_bytes_per_rank = host;
+  r.peak_bytes = 512 << 20;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("memory model: each ZeRO stage divides what the paper says, offload moves the state to the host") {
+  const double psi = 1e6;
+  const auto ddp = ftb::zero_memory_model("ddp", psi, 4);
+  const auto z1 = ftb::zero_memory_model("sharded", psi, 4);
+  const auto z2 = ftb::zero_memory_model("zero2", psi, 4);
+  const auto off = ftb::zero_memory_model("zero2_offload", psi, 4);
+  REQUIRE(ddp);
+  REQUIRE(z1);
+  REQUIRE(z2);
+  REQUIRE(off);
+  CHECK(ddp->params + ddp->grads + ddp->optimizer == 16 * psi);
+  CHECK(z1->optimizer == 2 * psi);
+  CHECK(z2->grads == psi);
+  CHECK(off->optimizer == 0);
+  CHECK(off->host == 4 * psi);
+  CHECK_FALSE(ftb::zero_memory_model("fabric_custom", psi, 4));
+}
+
+TEST_CASE("memory table: measured bytes per rank with the model beside them, single-process rows left out") {
+  ftb::Report report;
+  const int64_t mib = 1 << 20;
+  report.results = {row("ddp", 2, 4 * mib, 4 * mib, 8 * mib, 0), row("zero2", 2, 4 * mib, 2 * mib, 4 * mib, 0),
+                    row("zero2_offload", 2, 4 * mib, 2 * mib, 4 * mib, 8 * mib)};
+  ftb::ScenarioResult single;
+  single.scenario = "baseline";
+  report.results.push_back(single);
+  const auto t = ftb::memory_table(report);
+  REQUIRE(t);
+  REQUIRE(t->rows.size() == 4);  // header + the three distributed rows
+  CHECK(t->rows[1][3] == "4.0 (4.0)");   // ddp parameters: psi = 1 Mi floats
+  CHECK(t->rows[1][5] == "8.0 (8.0)");   // Adam's two moments, unsharded
+  CHECK(t->rows[2][4] == "2.0 (2.0)");   // zero2's gradients: half
+  CHECK(t->rows[3][5] == "0.0 (0.0)");   // offload: no optimizer state on the device
+  CHECK(t->rows[3][6] == "8.0 (8.0)");   // ... it is on the host with its master and staging
+  CHECK(t->rows[3][7] == "6.0 (6.0)");   // device: parameters + gradient shard
+  ftb::Report none;
+  none.results = {single};
+  CHECK_FALSE(ftb::memory_table(none));
+}
