@@ -52,12 +52,12 @@ TEST_CASE("memory table: measured bytes per rank with the model beside them, sin
   const auto t = ftb::memory_table(report);
   REQUIRE(t);
   REQUIRE(t->rows.size() == 4);  // header + the three distributed rows
-  CHECK(t->rows[1][3] == "4.0 (4.0)");   // ddp parameters: psi = 1 Mi floats
-  CHECK(t->rows[1][5] == "8.0 (8.0)");   // Adam's two moments, unsharded
-  CHECK(t->rows[2][4] == "2.0 (2.0)");   // zero2's gradients: half
-  CHECK(t->rows[3][5] == "0.0 (0.0)");   // offload: no optimizer state on the device
-  CHECK(t->rows[3][6] == "8.0 (8.0)");   // ... it is on the host with its master and staging
-  CHECK(t->rows[3][7] == "6.0 (6.0)");   // device: parameters + gradient shard
+  CHECK(t->rows[1][3] == "4.00 (4.00)");  // ddp parameters: psi = 1 Mi floats
+  CHECK(t->rows[1][5] == "8.00 (8.00)");  // Adam's two moments, unsharded
+  CHECK(t->rows[2][4] == "2.00 (2.00)");  // zero2's gradients: half
+  CHECK(t->rows[3][5] == "0.00 (0.00)");  // offload: no optimizer state on the device
+  CHECK(t->rows[3][6] == "8.00 (8.00)");  // ... it is on the host with its master and staging
+  CHECK(t->rows[3][7] == "6.00 (6.00)");  // device: parameters + gradient shard
   ftb::Report none;
   none.results = {single};
   CHECK_FALSE(ftb::memory_table(none));

@@ -8,7 +8,7 @@ namespace {
 
 std::string mib(double bytes) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", bytes / (1024.0 * 1024.0));
+  std::snprintf(buf, sizeof buf, "%.2f", bytes / (1024.0 * 1024.0));
   return buf;
 }
 
