@@ -13,6 +13,7 @@ ScenarioInfo ddp_scenario() {
   s.name = "ddp";
   s.technique = "data parallel: bucketed gradient all-reduce overlapped with backward (the reference's step 5)";
   s.technique_settings = {RowSetting::world_size, RowSetting::threads};
+  s.aliases = {"NO_SHARD"};  // FSDP's name for unsharded data parallelism
   return ranks_row(s, &RunConfig::dp_precision, /*cpu_auto=*/Precision::fp32,
                    [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx, const DistEnv& env) {
                      return run_data_parallel(w, c, ctx, dist::Sharding::none, env);

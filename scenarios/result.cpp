@@ -132,7 +132,8 @@ json distributed_to_json(const ScenarioResult::Distributed& d) {
           {"param_bytes_per_rank", d.param_bytes_per_rank},
           {"host_bytes_per_rank", d.host_bytes_per_rank},
           {"offload_bytes_per_step", d.offload_bytes_per_step},
-          {"offload_wait_s", d.offload_wait_s}};
+          {"offload_wait_s", d.offload_wait_s},
+          {"collective_bytes_per_step", d.collective_bytes_per_step}};
 }
 
 ScenarioResult::Distributed distributed_from_json(const json& j, const std::string& path) {
@@ -153,6 +154,13 @@ ScenarioResult::Distributed distributed_from_json(const json& j, const std::stri
   if (f.has("host_bytes_per_rank")) d.host_bytes_per_rank = f.integer("host_bytes_per_rank");
   if (f.has("offload_bytes_per_step")) d.offload_bytes_per_step = f.integer("offload_bytes_per_step");
   if (f.has("offload_wait_s")) d.offload_wait_s = f.number("offload_wait_s");
+  if (f.has("collective_bytes_per_step")) {
+    JsonFields c = f.object("collective_bytes_per_step");
+    for (const auto& [name, value] : f.at("collective_bytes_per_step").items()) {
+      (void)value;
+      d.collective_bytes_per_step[name] = c.integer(name.c_str());
+    }
+  }
   return d;
 }
 // {"clock": ..., "times": {phase: {"seconds", "share"}}}; share of the sum of

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,10 @@ struct ScenarioResult {
     int64_t host_bytes_per_rank = 0;      // offload: master shard, its gradients and Adam's state on the host
     int64_t offload_bytes_per_step = 0;   // offload: device-to-host + host-to-device copies per step
     double offload_wait_s = 0;            // offload: rank 0's host time blocked in those copies
+    // Bytes rank 0 handed to each collective per training step, by collective
+    // ("all_reduce", "reduce_scatter", "all_gather", "broadcast"; evaluation's
+    // metric sums included); empty = not recorded.
+    std::map<std::string, int64_t> collective_bytes_per_step{};
   } distributed;
 };
 

@@ -12,7 +12,7 @@ ScenarioInfo sharded_scenario() {
   s.name = "sharded";
   s.technique = "ZeRO-1: optimizer state sharded across ranks, parameters all-gathered (the reference's step 5b)";
   s.technique_settings = {RowSetting::world_size, RowSetting::threads};
-  s.aliases = {"ddp_sharded", "zero1"};
+  s.aliases = {"ddp_sharded", "zero1", "deepspeed_stage_1"};
   return ranks_row(s, &RunConfig::dp_precision, /*cpu_auto=*/Precision::fp32,
                    [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx, const DistEnv& env) {
                      return run_data_parallel(w, c, ctx, dist::Sharding::optimizer, env);

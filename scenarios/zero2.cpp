@@ -14,7 +14,7 @@ ScenarioInfo zero2_scenario() {
   s.name = "zero2";
   s.technique = "ZeRO-2: gradients reduce-scattered and optimizer state sharded (the reference's step 6)";
   s.technique_settings = {RowSetting::world_size, RowSetting::threads};
-  s.aliases = {"deepspeed_stage_2"};
+  s.aliases = {"deepspeed_stage_2", "SHARD_GRAD_OP"};  // FSDP's name for the same sharding
   return ranks_row(s, &RunConfig::dp_precision, /*cpu_auto=*/Precision::fp32,
                    [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx, const DistEnv& env) {
                      return run_data_parallel(w, c, ctx, dist::Sharding::gradients, env);

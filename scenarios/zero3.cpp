@@ -16,7 +16,7 @@ ScenarioInfo zero3_scenario() {
   s.technique = "ZeRO-3 / FSDP FULL_SHARD: parameters, gradients and optimizer state sharded per unit, "
                 "gathered just in time with prefetch";
   s.technique_settings = {RowSetting::world_size, RowSetting::threads};
-  s.aliases = {"deepspeed_stage_3", "fsdp"};
+  s.aliases = {"deepspeed_stage_3", "fsdp", "FULL_SHARD"};
   return ranks_row(s, &RunConfig::dp_precision, /*cpu_auto=*/Precision::fp32,
                    [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx, const DistEnv& env) {
                      return run_data_parallel(w, c, ctx, dist::Sharding::parameters, env);

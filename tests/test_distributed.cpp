@@ -18,6 +18,7 @@
 #include "core/model/classifier.h"
 #include "core/train/workload.h"
 #include "scenarios/parallel/distributed_row.h"
+#include "scenarios/registry.h"
 #include "tests/tiny_config.h"
 
 namespace {
@@ -320,6 +321,13 @@ TEST_CASE("a peer that never joins a collective fails the other rank within the 
 }
 
 TEST_CASE("strategies by either vocabulary, an unknown one lists them all") {
+  // The rows answer to DeepSpeed's and FSDP's names too.
+  for (const auto& [alias, row] : ftb::strategy_names()) {
+    CAPTURE(alias);
+    const ftb::ScenarioInfo* info = ftb::find_scenario(alias);
+    REQUIRE(info != nullptr);
+    CHECK(info->name == row);
+  }
   CHECK(ftb::dist::to_string(ftb::dist::strategy_from_string("deepspeed_stage_2_offload")) == "zero2_offload");
   CHECK(ftb::dist::to_string(ftb::dist::strategy_from_string("SHARD_GRAD_OP")) == "zero2");
   CHECK(ftb::dist::to_string(ftb::dist::strategy_from_string("NO_SHARD")) == "ddp");
@@ -398,5 +406,9 @@ TEST_CASE("a device budget: ddp does not fit where zero3 trains (max_device_byte
   });
   CHECK(z3.status == ftb::Status::ok);
   CHECK(z3.distributed.strategy == "zero3");
+  // zero3 moves parameters both ways every step: all-gathers (forward and
+  // backward) and reduce-scatters, no gradient all-reduce.
+  CHECK(z3.distributed.collective_bytes_per_step.at("all_gather") > 0);
+  CHECK(z3.distributed.collective_bytes_per_step.at("reduce_scatter") > 0);
   CHECK(z3.train_samples_per_s > 0);
 }

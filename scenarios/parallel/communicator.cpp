@@ -241,11 +241,13 @@ void Communicator::probe_collectives() {
 }
 
 Pending Communicator::all_reduce_sum(torch::Tensor t) {
+  bytes_["all_reduce"] += static_cast<int64_t>(t.nbytes());
   std::vector<torch::Tensor> v{t};
   return {pg_->allreduce(v)};
 }
 
 Pending Communicator::all_reduce_max(torch::Tensor t) {
+  bytes_["all_reduce"] += static_cast<int64_t>(t.nbytes());
   std::vector<torch::Tensor> v{t};
   c10d::AllreduceOptions o;
   o.reduceOp = c10d::ReduceOp::MAX;
@@ -253,6 +255,7 @@ Pending Communicator::all_reduce_max(torch::Tensor t) {
 }
 
 Pending Communicator::broadcast(torch::Tensor t, int root) {
+  bytes_["broadcast"] += static_cast<int64_t>(t.nbytes());
   std::vector<torch::Tensor> v{t};
   c10d::BroadcastOptions o;
   o.rootRank = root;
@@ -261,6 +264,7 @@ Pending Communicator::broadcast(torch::Tensor t, int root) {
 
 Pending Communicator::reduce_scatter_sum(torch::Tensor out, torch::Tensor in) {
   TORCH_CHECK(in.numel() == out.numel() * size_, "reduce_scatter: input must be size x output");
+  bytes_["reduce_scatter"] += static_cast<int64_t>(in.nbytes());
   if (native_reduce_scatter_) return {pg_->_reduce_scatter_base(out, in)};
   note_fallback(reduce_scatter_fallback_);
   // Emulation: every rank gets the whole sum and keeps its chunk (2x traffic).
@@ -272,6 +276,7 @@ Pending Communicator::reduce_scatter_sum(torch::Tensor out, torch::Tensor in) {
 
 Pending Communicator::all_gather(torch::Tensor out, torch::Tensor in) {
   TORCH_CHECK(out.numel() == in.numel() * size_, "all_gather: output must be size x input");
+  bytes_["all_gather"] += static_cast<int64_t>(out.nbytes());
   if (native_all_gather_) return {pg_->_allgather_base(out, in)};
   note_fallback(all_gather_fallback_);
   std::vector<std::vector<torch::Tensor>> outs{out.chunk(size_)};

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -72,7 +73,13 @@ class Communicator {
   void wait(Pending& p);                        // timed: adds to wait_s()
   void run(Pending p) { wait(p); }              // issue + wait in one line
   double wait_s() const { return wait_s_; }     // host time blocked in wait() since reset
-  void reset_wait() { wait_s_ = 0; }
+  // Bytes this rank handed to each collective since reset ("all_reduce",
+  // "reduce_scatter" (its input), "all_gather" (its output), "broadcast").
+  const std::map<std::string, int64_t>& bytes_by_collective() const { return bytes_; }
+  void reset_wait() {
+    wait_s_ = 0;
+    bytes_.clear();
+  }
   // The emulated collectives this group has used, e.g. "reduce_scatter =
   // all_reduce + chunk (gloo has no reduce-scatter; 2x the traffic)"; empty
   // when every collective it ran was the backend's own.
@@ -91,6 +98,7 @@ class Communicator {
   bool native_reduce_scatter_ = true, native_all_gather_ = true;
   std::string reduce_scatter_fallback_, all_gather_fallback_, fallback_;
   double wait_s_ = 0;
+  std::map<std::string, int64_t> bytes_;
 };
 
 // The backend a device uses: "nccl" on CUDA, "gloo" on CPU; "" when this

@@ -67,6 +67,10 @@ void fill_distributed(ScenarioResult& r, const dist::GradientSync& dp, dist::Com
   d.host_bytes_per_rank = dp.host_bytes();
   d.offload_bytes_per_step = dp.offload_bytes_per_step();
   d.offload_wait_s = dp.offload_wait_s();
+  const auto steps = static_cast<int64_t>(std::max<std::size_t>(1, loop.steps.size()));
+  for (const auto& [name, bytes] : comm.bytes_by_collective()) d.collective_bytes_per_step[name] = bytes / steps;
+  if (dp.offloaded() && !comm.device().is_cuda())
+    r.extra["offload_note"] = "the device is the host here: the offload's copies are host to host";
   r.extra["device_bytes_needed"] = dp.device_bytes_needed();  // the state a rank's device holds at its peak
   if (comm.size() == 1 && (dp.sharding() != dist::Sharding::none || dp.offloaded()))
     r.extra["sharding_note"] = "world size 1: nothing is sharded (every shard is the whole)";
