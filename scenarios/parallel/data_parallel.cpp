@@ -1,31 +1,14 @@
 #include "scenarios/parallel/data_parallel.h"
 
-#include <torch/csrc/autograd/function.h>
-#include <torch/csrc/autograd/function_hook.h>
-#include <torch/csrc/autograd/variable.h>
-
 #include <chrono>
 #include <stdexcept>
 
 #include "core/text/errors.h"
+#include "scenarios/parallel/grad_ready_hook.h"
 #include "core/train/device.h"
 #include "core/train/run_config.h"
 
 namespace ftb::dist {
-namespace {
-
-// Runs fn after the parameter's gradient has been accumulated.
-struct GradReadyHook : torch::autograd::FunctionPostHook {
-  explicit GradReadyHook(std::function<void()> fn) : fn_(std::move(fn)) {}
-  torch::autograd::variable_list operator()(const torch::autograd::variable_list& outputs,
-                                            const torch::autograd::variable_list& /*inputs*/) override {
-    fn_();
-    return outputs;
-  }
-  std::function<void()> fn_;
-};
-
-}  // namespace
 
 Strategy strategy_from_string(const std::string& name, const std::string& key) {
   const std::string row = canonical_strategy(name, key);
@@ -117,12 +100,8 @@ DataParallel::DataParallel(std::vector<torch::Tensor> params, std::shared_ptr<Co
   if (options_.offload) host_ = std::make_unique<HostOptimizer>(shards_, options_.lr);
   else adam_ = make_device_adam(adam_params, options_.lr, adam_params.front().device());
   // Hooks last: the parameters are final now.
-  for (std::size_t k = 0; k < params_.size(); ++k) {
-    auto acc = torch::autograd::impl::grad_accumulator(params_[k]);
-    if (!acc) throw std::invalid_argument("DataParallel: every parameter must be a leaf that requires grad");
-    acc->add_post_hook(std::make_unique<GradReadyHook>([this, k] { on_grad_ready(k); }));
-    accumulators_.push_back(std::move(acc));
-  }
+  for (std::size_t k = 0; k < params_.size(); ++k)
+    accumulators_.push_back(on_grad_accumulated(params_[k], [this, k] { on_grad_ready(k); }));
 }
 
 DataParallel::~DataParallel() {

@@ -1,9 +1,6 @@
 #include "scenarios/parallel/fully_sharded.h"
 
 #include <ATen/native/Resize.h>
-#include <torch/csrc/autograd/function.h>
-#include <torch/csrc/autograd/function_hook.h>
-#include <torch/csrc/autograd/variable.h>
 
 #ifdef FTB_WITH_CUDA
 #include <ATen/native/cuda/Resize.h>
@@ -13,20 +10,10 @@
 #include <stdexcept>
 
 #include "core/train/optimizer.h"
+#include "scenarios/parallel/grad_ready_hook.h"
 
 namespace ftb::dist {
 namespace {
-
-// Runs fn after the parameter's gradient has been accumulated.
-struct AccumulatedHook : torch::autograd::FunctionPostHook {
-  explicit AccumulatedHook(std::function<void()> fn) : fn_(std::move(fn)) {}
-  torch::autograd::variable_list operator()(const torch::autograd::variable_list& outputs,
-                                            const torch::autograd::variable_list& /*inputs*/) override {
-    fn_();
-    return outputs;
-  }
-  std::function<void()> fn_;
-};
 
 // The storage under t (and every view of it) resized in place: 0 frees its
 // memory, the full size allocates it again (contents undefined until written).
@@ -97,12 +84,7 @@ FullyShardedUnits::FullyShardedUnits(SequenceClassifier model, std::shared_ptr<C
   if (options_.offload) host_ = std::make_unique<HostOptimizer>(shards_, options_.lr);
   else adam_ = make_device_adam(shards_, options_.lr, shards_.front().device());
   for (std::size_t i = 0; i < units_.size(); ++i)
-    for (const auto& p : units_[i]->params) {
-      auto acc = torch::autograd::impl::grad_accumulator(p);
-      if (!acc) throw std::invalid_argument("FullyShardedUnits: every parameter must be a leaf that requires grad");
-      acc->add_post_hook(std::make_unique<AccumulatedHook>([this, i] { on_grad_ready(i); }));
-      accumulators_.push_back(std::move(acc));
-    }
+    for (const auto& p : units_[i]->params) accumulators_.push_back(on_grad_accumulated(p, [this, i] { on_grad_ready(i); }));
   model_->unit_hooks = this;
 }
 
