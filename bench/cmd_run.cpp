@@ -7,7 +7,7 @@
 #include "bench/commands.h"
 #include "bench/run_flags.h"
 #include "reports/analysis/noise.h"
-#include "reports/views/table.h"
+#include "reports/views/console_table.h"
 #include "reports/views/views.h"
 
 namespace ftb {
@@ -32,7 +32,7 @@ int run(const RunArgs& args, const std::string& out_flag, const std::string& noi
   // The pictures come last: a renderer problem is said once and is no failure.
   const RenderOutcome views = write_report_views({out, &report, /*beside_report=*/true}, default_renderer());
   if (!views.rendered) std::cerr << "note: charts not rendered to SVG/PNG: " << views.why_not << "\n";
-  std::cout << "\n" << speedup_table_markdown(report) << "\nreport: " << out << "/report.json\npage:   " << out
+  std::cout << "\n" << console_table(report) << "\nreport: " << out << "/report.json\npage:   " << out
             << "/index.html\n";
   return done.exit_code;
 }

@@ -286,7 +286,7 @@ PY
       "$ftbench" run --scenarios baseline,ddp --world-size 2 --device cpu --out "$tmp/o" threads=1 synthetic_count=50
     "$ftbench" run --scenarios baseline --world-size 2 --out "$tmp/o" threads=1 synthetic_count=50 epochs=1 \
       eval_max_batches=1 >"$tmp/out" 2>"$tmp/err" || fail "a single-process row with world_size 2 did not run: $(tail -3 "$tmp/err")"
-    grep -q '| baseline .* ok ' "$tmp/out" || fail "baseline did not train: $(cat "$tmp/out")" ;;
+    grep -q '^| baseline .* 1.00x ' "$tmp/out" || fail "baseline did not train: $(cat "$tmp/out")" ;;
   model_load_report)
     # A masked-LM checkpoint (distilbert-base-uncased's layout: "distilbert."
     # names, vocab_* head, no classifier): the run says, as from_pretrained

@@ -5,6 +5,7 @@
 // steps.csv read back, and the renderer's missing-python path.
 #include "core/text/errors.h"
 #include "core/text/files.h"
+#include "reports/views/console_table.h"
 #include "reports/views/html_page.h"
 #include "reports/views/render.h"
 #include "reports/record/report.h"
@@ -333,4 +334,35 @@ TEST_CASE("views without a renderer: specs, table and index.html are written, an
   }
   CHECK(::stat((dir.path() + "/charts/speedup.svg").c_str(), &st) != 0);
   CHECK(contains(ftb::read_text_file(dir.path() + "/index.html"), "no python at /nonexistent/python"));
+}
+
+TEST_CASE("console table: every committed report's fits 120 columns, notes as footnotes, skipped rows listed") {
+  for (const char* dir : {"cpu-smoke-2026-12-01", "gpu-2026-11-29/full", "cpu-dist4-zero-2026-12-01",
+                          "peer-cpu-quiet-2026-12-01/smoke-b"}) {
+    CAPTURE(dir);
+    const ftb::Report r = ftb::read_report(std::string(FTB_RESULTS_DIR) + "/" + dir + "/report.json");
+    const std::string text = ftb::console_table(r);
+    std::istringstream lines(text);
+    std::size_t longest = 0;
+    for (std::string line; std::getline(lines, line);) {
+      std::size_t n = 0;
+      for (unsigned char c : line) n += (c & 0xC0) != 0x80;
+      longest = std::max(longest, n);
+    }
+    CHECK(longest <= ftb::kConsoleWidth);
+    for (const auto& row : r.results) {
+      if (row.status == ftb::Status::skipped) {
+        CHECK(text.find("- " + row.scenario + ": ") != std::string::npos);
+        CHECK(text.find("| " + row.scenario + " ") == std::string::npos);
+      } else {
+        CHECK(text.find("| " + row.scenario + " ") != std::string::npos);
+      }
+    }
+  }
+  // A note on two rows is one footnote, referenced by both.
+  const ftb::Report smoke = ftb::read_report(std::string(FTB_RESULTS_DIR) + "/cpu-dist4-zero-2026-12-01/report.json");
+  const std::string text = ftb::console_table(smoke);
+  CHECK(text.find("[1] ") != std::string::npos);
+  CHECK(text.find("Not run here") == std::string::npos);  // every row of that run ran
+  CHECK(ftb::wrap_text("aaa bbb ccc ddd", 7, 2) == "aaa bbb\n  ccc\n  ddd");
 }

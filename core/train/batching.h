@@ -96,7 +96,6 @@ class BatchLoader {
   // Seconds the consumer spent blocked in next() since construction.
   double wait_s() const { return wait_s_; }
   // The row indices of the current epoch's batches, in order.
-  const std::vector<std::vector<int64_t>>& epoch_batches() const { return epoch_batches_; }
 
  private:
   Batch make_batch(const std::vector<int64_t>& rows) const;

@@ -19,7 +19,7 @@
 // device, a fused optimizer step (FusedAdam::step(..., found_inf)) skips on
 // the device, and update(found_inf) is sync-free already. This is Python's
 // path for fused=True. check_inf_() is the variant that records found_inf
-// without unscaling, for a fused step given grad_scale=scale_tensor().
+// without unscaling, for a fused step that unscales itself (grad_scale).
 #pragma once
 
 #include <torch/torch.h>
@@ -78,7 +78,6 @@ class GradScaler {
   const GradScalerOptions& options() const { return options_; }
   // Device tensors for a fused optimizer: the scale (0-dim float32) and the
   // found_inf recorded for `optimizer` in this step (undefined before).
-  const torch::Tensor& scale_tensor() const { return scale_; }
   torch::Tensor found_inf(const torch::optim::Optimizer& optimizer) const;
 
  private:

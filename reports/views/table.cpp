@@ -102,6 +102,32 @@ std::string reference_figure(const std::string& scenario) {
 
 }  // namespace
 
+std::vector<std::string> row_notes(const Report& report, const ScenarioResult& r, const std::string& baseline) {
+  std::vector<std::string> notes;
+  if (!r.reason.empty()) notes.push_back(r.reason);
+  if (r.status != Status::ok) return notes;
+  if (auto g = accuracy_guard(report, r, baseline); g && !g->within)
+    notes.push_back("! test accuracy " + printf_str("%+.2f", g->delta_points) + " points from " + baseline +
+                    "'s (tolerance " + printf_str("%.1f", g->tolerance_points) + ")");
+  // The difference between two rows must be the technique: say what else differs.
+  if (const auto d = parity_differences(report, r, baseline); !d.empty())
+    notes.push_back("# beyond its technique: " + describe(d, baseline));
+  // A row whose technique is the batch (largest_batch) says which one it found.
+  if (const auto b = r.extra.find("batch_size"); b != r.extra.end() && b->is_number_integer()) {
+    std::string n = "batch " + std::to_string(b->get<int64_t>());
+    if (const auto lr = r.extra.find("lr"); lr != r.extra.end() && lr->is_number())
+      n += ", lr " + printf_str("%.3g", lr->get<double>());
+    notes.push_back(n);
+  }
+  if (const auto s = r.extra.find("sharding_note"); s != r.extra.end() && s->is_string())
+    notes.push_back(s->get<std::string>());
+  if (speedup_from_throughput(report, r, baseline))
+    if (const ScenarioResult* base = find_result(report, baseline))
+      notes.push_back("* samples/s ratio: trained on " + std::to_string(r.train_samples) + " samples, baseline on " +
+                      std::to_string(base->train_samples) + " (max_steps caps steps, not samples)");
+  return notes;
+}
+
 ResultTable speedup_table(const Report& report, const std::string& baseline) {
   struct Column {
     const char* title;
@@ -135,25 +161,8 @@ ResultTable speedup_table(const Report& report, const std::string& baseline) {
       row.push_back(fixed(static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0), "%.1f", true));
       row.push_back(mfu_of_peak(report, r));
       if (paper) row.push_back(reference_figure(r.scenario));
-      std::string note = r.reason;
-      if (auto g = accuracy_guard(report, r, baseline); g && !g->within)
-        note += std::string(note.empty() ? "" : "; ") + "! test accuracy " + printf_str("%+.2f", g->delta_points) +
-                " points from " + baseline + "'s (tolerance " + printf_str("%.1f", g->tolerance_points) + ")";
-      // The difference between two rows must be the technique: say what else differs.
-      if (const auto d = parity_differences(report, r, baseline); !d.empty())
-        note += std::string(note.empty() ? "" : "; ") + "# beyond its technique: " + describe(d, baseline);
-      // A row whose technique is the batch (largest_batch) says which one it found.
-      if (const auto b = r.extra.find("batch_size"); b != r.extra.end() && b->is_number_integer()) {
-        note += std::string(note.empty() ? "" : "; ") + "batch " + std::to_string(b->get<int64_t>());
-        if (const auto lr = r.extra.find("lr"); lr != r.extra.end() && lr->is_number())
-          note += ", lr " + printf_str("%.3g", lr->get<double>());
-      }
-      if (const auto s = r.extra.find("sharding_note"); s != r.extra.end() && s->is_string())
-        note += std::string(note.empty() ? "" : "; ") + s->get<std::string>();
-      if (by_throughput)
-        note += std::string(note.empty() ? "" : "; ") + "* samples/s ratio: trained on " +
-                std::to_string(r.train_samples) + " samples, baseline on " +
-                std::to_string(find_result(report, baseline)->train_samples) + " (max_steps caps steps, not samples)";
+      std::string note;
+      for (const auto& n : row_notes(report, r, baseline)) note += (note.empty() ? "" : "; ") + n;
       row.push_back(note);
     } else {
       for (int i = 0; i < 8; ++i) row.push_back(kDash);
@@ -202,10 +211,6 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
   if (const auto memory = memory_table(report))
     out += "\n" + format_table(memory->rows, memory->right, TableStyle::markdown) + "\n" + memory->notes;
   return out;
-}
-
-std::string result_table_text(const Report& report, const std::string& baseline) {
-  return speedup_table_markdown(report, baseline);
 }
 
 }  // namespace ftb

@@ -27,7 +27,10 @@ ResultTable speedup_table(const Report& report, const std::string& baseline = "b
 // the last column.
 std::string speedup_table_markdown(const Report& report, const std::string& baseline = "baseline");
 
-// The terminal's table: the Markdown table (already aligned).
-std::string result_table_text(const Report& report, const std::string& baseline = "baseline");
+// What the table says of a row beyond its figures, each note one sentence:
+// why it was skipped or failed, the accuracy guard (!), settings beyond its
+// technique (#), the batch it found, a samples/s speed-up (*).
+std::vector<std::string> row_notes(const Report& report, const ScenarioResult& r,
+                                   const std::string& baseline = "baseline");
 
 }  // namespace ftb

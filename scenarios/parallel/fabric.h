@@ -76,7 +76,6 @@ class Fabric {
   void launch(const DistEnv& env);
   int global_rank() const;
   int world_size() const;
-  bool is_global_zero() const { return global_rank() == 0; }
   const torch::Device& device() const { return device_; }
   const FabricOptions& options() const { return options_; }
   Precision precision() const { return precision_; }
