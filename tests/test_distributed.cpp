@@ -377,6 +377,7 @@ TEST_CASE("fabric with each strategy trains exactly as the scenario it wraps") {
 
 TEST_CASE("a device budget: ddp does not fit where zero3 trains (max_device_bytes)") {
   auto c = tiny_config();
+  c.n_layers = 6;  // units small beside the whole model: what zero3 is for
   c.dropout = 0;
   c.world_size = 2;
   c.dp_precision = ftb::Precision::fp32;
@@ -411,4 +412,29 @@ TEST_CASE("a device budget: ddp does not fit where zero3 trains (max_device_byte
   CHECK(z3.distributed.collective_bytes_per_step.at("all_gather") > 0);
   CHECK(z3.distributed.collective_bytes_per_step.at("reduce_scatter") > 0);
   CHECK(z3.train_samples_per_s > 0);
+}
+
+TEST_CASE("zero3 evaluates shards of different batch counts without a collective per batch") {
+  auto c = tiny_config();
+  c.dropout = 0;
+  c.world_size = 2;
+  c.dp_precision = ftb::Precision::fp32;
+  c.eval_max_batches = 0;  // every evaluation batch
+  c.eval_batch_size = 1;   // an odd split gives the ranks different batch counts
+  auto w = ftb::build_workload(c);
+  for (int count = 301; w.val.size() % 2 == 0 && count < 320; ++count) {
+    c.synthetic_count = count;
+    w = ftb::build_workload(c);
+  }
+  REQUIRE(w.val.size() % 2 == 1);
+  for (const bool offload : {false, true}) {
+    CAPTURE(offload);
+    ftb::ScenarioResult r;
+    run_ranks(2, [&](const ftb::DistEnv& e) {
+      auto out = ftb::run_data_parallel(w, c, {}, ftb::dist::Sharding::parameters, e, offload);
+      if (e.rank == 0) r = out;
+    });
+    CHECK(r.status == ftb::Status::ok);
+    CHECK(r.val_acc > 0);
+  }
 }

@@ -7,6 +7,7 @@
 #endif
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 #include "core/train/optimizer.h"
@@ -51,9 +52,12 @@ FullyShardedUnits::FullyShardedUnits(SequenceClassifier model, std::shared_ptr<C
   torch::NoGradGuard no_grad;
   const int64_t world = comm_->size();
   const auto groups = model_->parameter_units();
+  std::set<const c10::TensorImpl*> in_units, in_model;
   std::size_t count = 0;
-  for (const auto& g : groups) count += g.size();
-  if (count != model_->parameters().size())
+  for (const auto& g : groups)
+    for (const auto& p : g) in_units.insert(p.unsafeGetTensorImpl()), ++count;
+  for (const auto& p : model_->parameters()) in_model.insert(p.unsafeGetTensorImpl());
+  if (count != in_units.size() || in_units != in_model)
     throw std::invalid_argument("FullyShardedUnits: the model's units do not hold every parameter once");
   for (const auto& g : groups) {
     auto u = std::make_unique<Unit>();
@@ -96,6 +100,13 @@ FullyShardedUnits::~FullyShardedUnits() {
       if (u->gathering.valid()) comm_->wait(u->gathering);
       if (u->reducing.valid()) comm_->wait(u->reducing);
     } catch (...) {
+    }
+    // A unit left sharded has no storage: its parameters become empty tensors,
+    // so a later use fails on their shape instead of reading freed memory
+    // (gather_all() first keeps the weights).
+    if (!u->whole) {
+      torch::NoGradGuard no_grad;
+      for (auto& p : u->params) p.set_data(torch::empty({0}, p.options()));
     }
   }
 }
@@ -166,6 +177,15 @@ void FullyShardedUnits::gather_all() {
 
 void FullyShardedUnits::before_unit(std::size_t unit) {
   ensure_sharded();
+  if (!torch::GradMode::is_enabled()) {
+    // Evaluation: every unit gathered once, at the first batch, and kept
+    // until training resumes (FSDP's summon_full_params): ranks may run
+    // different numbers of evaluation batches (uneven shards), so no
+    // collective may depend on the batch.
+    gather_all();
+    note("forward", unit);
+    return;
+  }
   gather(unit);
   // Prefetch: the next unit's all-gather runs while this one computes.
   if (unit + 1 < units_.size()) issue_gather(unit + 1);
@@ -184,8 +204,9 @@ torch::Tensor FullyShardedUnits::after_unit(std::size_t unit, torch::Tensor out)
       return grad;
     });
   }
-  // Free after forward; the last unit's parameters are the first backward needs.
-  if (!backward_follows || unit + 1 < units_.size()) free_params(unit);
+  // Free after a training forward (the last unit's parameters are the first
+  // backward needs); evaluation keeps them all (before_unit).
+  if (backward_follows && unit + 1 < units_.size()) free_params(unit);
   return out;
 }
 
@@ -271,7 +292,9 @@ int64_t FullyShardedUnits::transient_bytes() const {
     if (u->bytes() > first) second = first, first = u->bytes();
     else if (u->bytes() > second) second = u->bytes();
   }
-  return first + second;
+  // In backward: the unit and the one prefetched whole, the unit's full
+  // gradients, and its gradient copy plus the previous unit's in flight.
+  return first + second + 3 * first;
 }
 
 int64_t FullyShardedUnits::parameter_bytes() const {

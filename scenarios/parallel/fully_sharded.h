@@ -16,6 +16,11 @@
 //   step      Adam on the shards (on the device, or on the host with
 //             options.offload: zero3_offload); nothing to gather until the
 //             next forward.
+//   evaluation (no grad): every unit gathered once at the first batch and
+//             kept until training resumes (FSDP's summon_full_params), as
+//             ranks may run different numbers of evaluation batches.
+// One backward per zero_grad(): gradient accumulation over several
+// backwards is not supported (the second would overwrite the first's shard).
 // Layout: per unit one flat buffer of its parameters, padded to a multiple of
 // the world size; the parameters are views into it (their storage is the
 // buffer's, so resizing it frees or restores every view); rank r owns chunk r.
@@ -67,7 +72,10 @@ class FullyShardedUnits : public GradientSync, public UnitHooks {
 
   // The most bytes of whole units' parameters alive at once (gathered).
   int64_t max_gathered_bytes() const { return max_gathered_; }
-  // The two largest units whole at once (the one computing, the one prefetched).
+  // What a step holds on top of the shards, at its peak in backward: the
+  // unit and the one prefetched whole, the unit's full gradients, and two
+  // units' gradient copies in flight (largest units; a steady-state figure:
+  // the set-up holds the whole model once, as a model loaded before sharding).
   int64_t transient_bytes() const override;
   // Every unit whole and kept so (to read the weights: a test, a checkpoint);
   // the next forward frees them again as it goes.
