@@ -5,22 +5,11 @@
 #include "scenarios/registry.h"
 
 namespace ftb {
-namespace {
-
-constexpr const char* kName = "peer";
-constexpr PeerVariant kVariant = PeerVariant::fp32;
-
-}  // namespace
 
 ScenarioInfo peer_scenario() {
-  ScenarioInfo s;
-  s.name = kName;
-  s.technique = "the reference's baseline loop in Python: HF DistilBertForSequenceClassification + torch.optim.Adam, fp32 (tools/peer.py)";
-  s.unavailable = [](const RunConfig& c) { return peer_unavailable(c, kVariant); };
-  s.run = [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
-    return run_peer(w, c, ctx, kName, kVariant);
-  };
-  return s;
+  return peer_row("peer", PeerVariant::fp32,
+                  "the reference's baseline loop in Python: HF DistilBertForSequenceClassification + "
+                  "torch.optim.Adam, fp32 (tools/peer.py)");
 }
 
 }  // namespace ftb

@@ -6,24 +6,10 @@
 #include "scenarios/registry.h"
 
 namespace ftb {
-namespace {
-
-constexpr const char* kName = "peer_amp_compiled";
-constexpr PeerVariant kVariant = PeerVariant::amp_compiled;
-
-}  // namespace
 
 ScenarioInfo peer_amp_compiled_scenario() {
-  ScenarioInfo s;
-  s.name = kName;
-  s.technique = "the Python peer with torch.compile + fp16 autocast + GradScaler, CUDA only (the peer's best)";
-  s.technique_settings = {RowSetting::precision};
-  s.precision = Precision::fp16_mixed;
-  s.unavailable = [](const RunConfig& c) { return peer_unavailable(c, kVariant); };
-  s.run = [](const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
-    return run_peer(w, c, ctx, kName, kVariant);
-  };
-  return s;
+  return peer_row("peer_amp_compiled", PeerVariant::amp_compiled,
+                  "the Python peer with torch.compile + fp16 autocast + GradScaler, CUDA only (the peer's best)");
 }
 
 }  // namespace ftb

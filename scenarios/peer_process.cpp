@@ -245,4 +245,19 @@ ScenarioResult run_peer(const Workload& w, const RunConfig& c, const ScenarioCon
   return r;
 }
 
+ScenarioInfo peer_row(const std::string& name, PeerVariant v, std::string technique) {
+  ScenarioInfo s;
+  s.name = name;
+  s.technique = std::move(technique);
+  if (v != PeerVariant::fp32) {
+    s.technique_settings = {RowSetting::precision};
+    s.precision = Precision::fp16_mixed;
+  }
+  s.unavailable = [v](const RunConfig& c) { return peer_unavailable(c, v); };
+  s.run = [name, v](const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
+    return run_peer(w, c, ctx, name, v);
+  };
+  return s;
+}
+
 }  // namespace ftb

@@ -44,4 +44,10 @@ std::string peer_unavailable(const RunConfig& c, const PeerVariant& v);
 ScenarioResult run_peer(const Workload& w, const RunConfig& c, const ScenarioContext& ctx,
                         const std::string& scenario, const PeerVariant& v);
 
+// The registry entry of a peer row: `name` runs `v` (skipped where
+// peer_unavailable says so); the AMP variants report fp16-mixed, which is
+// their technique. Each row file (peer.cpp, peer_amp.cpp,
+// peer_amp_compiled.cpp) gives its name, variant and technique.
+ScenarioInfo peer_row(const std::string& name, PeerVariant v, std::string technique);
+
 }  // namespace ftb

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/text/json_path.h"
 #include "core/text/text_format.h"
 #include "reports/analysis/intervals.h"
 #include "core/text/json_text.h"
@@ -70,19 +71,6 @@ json gpu_names(const json& gpus) {
   return names.empty() ? json("none") : json(names);
 }
 
-const json* at_path(const json& j, const std::string& path) {
-  const json* at = &j;
-  size_t start = 0;
-  while (true) {
-    const size_t dot = path.find('.', start);
-    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if (!at->is_object() || !at->contains(key)) return nullptr;
-    at = &(*at)[key];
-    if (dot == std::string::npos) return at;
-    start = dot + 1;
-  }
-}
-
 struct EnvKey {
   const char* label;
   const char* path;
@@ -127,8 +115,8 @@ json clocks_and_power(const json& gpus) {
   if (!gpus.is_array()) return gpus;
   std::string out;
   for (const auto& g : gpus) {
-    const json* clock = at_path(g, "clocks_max_mhz.sm");
-    const json* power = at_path(g, "power_limit_w");
+    const json* clock = json_at_path(g, "clocks_max_mhz.sm");
+    const json* power = json_at_path(g, "power_limit_w");
     out += (out.empty() ? "" : ", ") + (clock && !clock->is_null() ? json_text(*clock) : std::string("?")) + "/" +
            (power && !power->is_null() ? json_text(*power) : std::string("?"));
   }
@@ -140,7 +128,7 @@ std::string run_summary(const json& env) {
   const std::pair<const char*, const char*> parts[] = {{"host", "host "}, {"timestamp", ""}, {"git_commit", "commit "}};
   std::string s;
   for (const auto& [key, label] : parts) {
-    const json* v = at_path(env, key);
+    const json* v = json_at_path(env, key);
     if (v && v->is_string()) s += (s.empty() ? "" : ", ") + std::string(label) + v->get<std::string>();
   }
   return s.empty() ? "" : " (" + s + ")";
@@ -312,8 +300,8 @@ std::string describe(const KeyDifference& d) {
 EnvironmentDiff diff_environments(const json& reference, const json& other) {
   EnvironmentDiff diff;
   for (const auto& k : kEnvironmentKeys) {
-    const json* a = at_path(reference, k.path);
-    const json* b = at_path(other, k.path);
+    const json* a = json_at_path(reference, k.path);
+    const json* b = json_at_path(other, k.path);
     json va = a ? *a : json(nullptr), vb = b ? *b : json(nullptr);
     if (std::string(k.path) == "gpus") {
       va = gpu_names(va);

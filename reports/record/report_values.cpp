@@ -5,6 +5,7 @@
 
 #include "core/text/errors.h"
 #include "core/text/json_fields.h"
+#include "core/text/json_path.h"
 #include "core/text/text_format.h"
 
 namespace ftb {
@@ -22,24 +23,8 @@ constexpr const char* kResultKeys[] = {
 constexpr const char* kSampleKeys[] = {"wall_time_s", "train_samples_per_s", "train_tokens_per_s", "peak_bytes",
                                        "step_ms_median", "train_samples", "steady_samples_per_s"};
 
-// The value at a dotted path, or nullptr when a part is absent.
-const json* find_path(const json& j, const std::string& path) {
-  const json* at = &j;
-  size_t start = 0;
-  while (true) {
-    const size_t dot = path.find('.', start);
-    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if (!at->is_object()) return nullptr;
-    auto it = at->find(key);
-    if (it == at->end()) return nullptr;
-    at = &*it;
-    if (dot == std::string::npos) return at;
-    start = dot + 1;
-  }
-}
-
 void check(const json& parent, const std::string& parent_path, const std::string& key) {
-  const json* v = find_path(parent, key);
+  const json* v = json_at_path(parent, key);
   if (!v) return;  // optional keys; required ones were checked by the reader
   const std::string where = parent_path + "." + key;
   if (v->is_null()) {
