@@ -1,5 +1,8 @@
 #include "scenarios/common.h"
 
+#include <algorithm>
+
+#include "core/model/attention.h"
 #include "core/train/autocast.h"
 #include "core/train/device.h"
 
@@ -30,6 +33,12 @@ RunLoaders::RunLoaders(const Workload& w, const RunConfig& c, int rank, int worl
     : train(w.train, sharded(w.train_loader_options(c), rank, world_size)),
       val(w.val, sharded(w.eval_loader_options(c), rank, world_size)),
       test(w.test, sharded(w.eval_loader_options(c), rank, world_size)) {}
+
+std::string attention_backend(const Workload& w, const RunConfig& c, const torch::Device& device, Precision precision) {
+  const auto& m = w.model_config;
+  return sdpa_backend(device, autocast_dtype(precision), c.batch_size, m.n_heads, c.max_length,
+                      m.dim / std::max<int64_t>(1, m.n_heads), m.attention_dropout);
+}
 
 ScenarioResult result_from_loop(const std::string& scenario, const LoopResult& loop, const torch::Device& device,
                                 Precision precision, const std::string& optimizer) {

@@ -25,6 +25,11 @@ struct RunLoaders {
 };
 
 // Fills the measured fields of a ScenarioResult (one repeat) from the loop's output.
+// The SDPA kernel the workload's attention runs on `device` in `precision`
+// at the config's batch and max_length, as the global switches stand now
+// (core/model/attention.h: sdpa_backend): a row's extra.attention_backend.
+std::string attention_backend(const Workload& w, const RunConfig& c, const torch::Device& device, Precision precision);
+
 ScenarioResult result_from_loop(const std::string& scenario, const LoopResult& loop, const torch::Device& device,
                                 Precision precision, const std::string& optimizer);
 

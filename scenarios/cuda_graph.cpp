@@ -105,13 +105,7 @@ ScenarioResult run_captured_step(const Workload& w, const RunConfig& config, con
   // capture in some PyTorch versions. Off for the whole row (warm-up,
   // capture, replay, evaluation), restored after it.
   const CudnnAttentionOff no_cudnn_attention;
-  const auto& m = w.model_config;
-  const std::string attention =
-      sdpa_backend(device, precision == Precision::bf16_mixed   ? torch::kBFloat16
-                           : precision == Precision::fp16_mixed ? torch::kHalf
-                                                                : torch::kFloat,
-                   c.batch_size, m.n_heads, c.max_length, m.dim / std::max<int64_t>(1, m.n_heads),
-                   m.attention_dropout);
+  const std::string attention = attention_backend(w, c, device, precision);
   auto model = w.make_model();
   model->to(device);
   auto adam = make_device_adam(model->parameters(), c.lr, device);  // capturable: step counters on the device

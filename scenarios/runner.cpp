@@ -1,11 +1,9 @@
 #include "scenarios/runner.h"
 
-#include <algorithm>
-
-#include "core/model/attention.h"
 #include "core/text/errors.h"
 #include "core/train/flops.h"
 #include "core/text/interrupt.h"
+#include "scenarios/common.h"
 
 namespace ftb {
 
@@ -58,15 +56,6 @@ ScenarioResult row_header(const ScenarioInfo& info, const RunConfig& config) {
 
 namespace {
 
-torch::ScalarType autocast_dtype(Precision p) {
-  switch (p) {
-    case Precision::bf16_mixed: return torch::kBFloat16;
-    case Precision::fp16_mixed: return torch::kHalf;
-    case Precision::fp32: break;
-  }
-  return torch::kFloat;
-}
-
 // Which SDPA kernel the row's attention ran (extra.attention_backend), unless
 // the row recorded its own (the CUDA-graph rows switch cuDNN's off for
 // capture; the Python peer dispatches in its own process).
@@ -76,10 +65,7 @@ void record_attention_backend(ScenarioResult& r, const Workload& w, const RunCon
     r.extra["attention_backend"] = "not measured (the Python peer's own SDPA dispatch)";
     return;
   }
-  const auto& m = w.model_config;
-  r.extra["attention_backend"] =
-      sdpa_backend(torch::Device(r.device), autocast_dtype(r.precision), c.batch_size, m.n_heads, c.max_length,
-                   m.dim / std::max<int64_t>(1, m.n_heads), m.attention_dropout);
+  r.extra["attention_backend"] = attention_backend(w, c, torch::Device(r.device), r.precision);
 }
 
 }  // namespace

@@ -100,14 +100,20 @@ class AutocastGuard {
   bool prev_cache_;
 };
 
-// Autocast for a precision while alive: bf16-mixed -> bf16, fp16-mixed ->
-// fp16, fp32 -> nothing. cache_enabled as AutocastGuard's (false under
-// CUDA-graph capture).
+// The dtype autocast computes in for a precision: bf16-mixed -> bf16,
+// fp16-mixed -> fp16, fp32 -> fp32 (no autocast).
+inline at::ScalarType autocast_dtype(Precision precision) {
+  if (precision == Precision::bf16_mixed) return at::kBFloat16;
+  if (precision == Precision::fp16_mixed) return at::kHalf;
+  return at::kFloat;
+}
+
+// Autocast for a precision while alive (autocast_dtype), fp32 -> nothing.
+// cache_enabled as AutocastGuard's (false under CUDA-graph capture).
 class PrecisionAutocast {
  public:
   PrecisionAutocast(c10::DeviceType device, Precision precision, bool cache_enabled = true) {
-    if (precision == Precision::bf16_mixed) guard_.emplace(device, at::kBFloat16, true, cache_enabled);
-    else if (precision == Precision::fp16_mixed) guard_.emplace(device, at::kHalf, true, cache_enabled);
+    if (precision != Precision::fp32) guard_.emplace(device, autocast_dtype(precision), true, cache_enabled);
   }
 
  private:

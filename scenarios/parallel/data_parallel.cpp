@@ -1,11 +1,9 @@
 #include "scenarios/parallel/data_parallel.h"
 
-#include <chrono>
 #include <stdexcept>
 
 #include "core/text/errors.h"
 #include "scenarios/parallel/grad_ready_hook.h"
-#include "core/train/device.h"
 #include "core/train/run_config.h"
 
 namespace ftb::dist {
