@@ -164,11 +164,10 @@ pack_under_limit)
   # the compiler runtime's, LibTorch's or CUDA's is found in the pack.
   . "$root/tools/gpu_env.sh"
   ftb_gpu_unpack_libs "$tmp/carry" || fail "ftb_gpu_unpack_libs failed"
-  system='^(linux-vdso|ld-linux[^ ]*|libc|libm|libdl|librt|libpthread|libutil|libresolv|libmvec|libstdc\+\+|libgcc_s|libatomic)\.so'
+  not_carried="$ftb_gpu_system_libs|$ftb_gpu_provided_libs"
   for exe in ftbench tests/ftb_tests; do
     while read -r name path; do
-      case "$path" in */site-packages/*|*/.venv/*|*/cuda*/*|*/nvidia/*) continue ;; esac
-      [[ "$name" =~ $system ]] && continue
+      [[ "$name $path" =~ $not_carried ]] && continue
       if [ ! -e "$tmp/carry/lib/$name" ]; then
         fail "$exe loads $name ($path): not in the pack"
       elif ! cmp -s "$tmp/carry/lib/$name" "$path"; then
@@ -177,7 +176,7 @@ pack_under_limit)
     done < <(ldd "$build/$exe" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}')
     # With the pack's lib/ first on the loader path, they resolve there.
     outside="$(LD_LIBRARY_PATH="$tmp/carry/lib" ldd "$tmp/carry/build/$exe" |
-      awk '$2 == "=>" {print $1, $3}' | grep -v -E "$system" | grep -v -E '/(site-packages|\.venv|nvidia|cuda[^/]*)/' |
+      awk '$2 == "=>" {print $1, $3}' | grep -v -E "$ftb_gpu_system_libs" | grep -v -E "$ftb_gpu_provided_libs" |
       grep -v -F "$tmp/carry/lib/" || true)"
     [ -z "$outside" ] || fail "$exe: libraries resolved outside the pack: $(echo "$outside" | tr '\n' ' ')"
   done

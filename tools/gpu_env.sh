@@ -8,6 +8,17 @@
 #   ftb_gpu_link_source CARRY ROOT     the carried CTest files and compiled-in
 #                                      fixture paths name the packing checkout's
 #                                      path: link it to ROOT where it is absent
+#   ftb_gpu_system_libs, ftb_gpu_provided_libs
+#                                      what gpu_pack.sh does not carry (regexes over
+#                                      `NAME PATH` lines of ldd): glibc's and the
+#                                      compiler runtime's (every machine has them);
+#                                      LibTorch's and CUDA's by name or by a path in
+#                                      a Python or CUDA tree (the GPU machine's torch
+#                                      wheel has them, wherever this machine found
+#                                      them: /usr/local/lib, a toolkit, the venv)
+
+ftb_gpu_system_libs='^(linux-vdso|ld-linux[^ ]*|libc|libm|libdl|librt|libpthread|libutil|libresolv|libmvec|libstdc\+\+|libgcc_s|libatomic)\.so'
+ftb_gpu_provided_libs='^(libtorch[^ ]*|libc10[^ ]*|libgomp|libcuda|libcudart|libcublas(Lt)?|libcufft|libcufile|libcurand|libcusparse(Lt)?|libcusolver|libcupti|libcudnn[^ ]*|libnvidia-[^ ]*|libnvJitLink|libnvrtc|libnvshmem[^ ]*|libnvToolsExt|libnccl)\.so|/(site-packages|\.venv|nvidia|cuda[^/]*)/'
 
 ftb_gpu_unpack_libs() {
   local f

@@ -88,12 +88,11 @@ else
 fi
 
 # 2. Their libraries, but not glibc's, the compiler runtime's, LibTorch's or CUDA's.
-system='^(linux-vdso|ld-linux[^ ]*|libc|libm|libdl|librt|libpthread|libutil|libresolv|libmvec|libstdc\+\+|libgcc_s|libatomic)\.so'
-torch='^(libtorch[^ ]*|libc10[^ ]*|libgomp|libcuda|libcudart|libcublas(Lt)?|libcufft|libcufile|libcurand|libcusparse(Lt)?|libcusolver|libcupti|libcudnn[^ ]*|libnvidia-[^ ]*|libnvJitLink|libnvrtc|libnvshmem[^ ]*|libnvToolsExt|libnccl)\.so|/(site-packages|\.venv|nvidia|cuda[^/]*)/'
+. "$root/tools/gpu_env.sh"  # ftb_gpu_system_libs, ftb_gpu_provided_libs
 missing="$(for f in "${elves[@]}"; do ldd "$f" 2>/dev/null | grep 'not found' || true; done | sort -u)"
 [ -z "$missing" ] || fail "libraries not found for the packed executables: $(echo "$missing" | awk '{print $1}' | tr '\n' ' ')"
 for f in "${elves[@]}"; do { ldd "$f" 2>/dev/null || true; } | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'; done | sort -u |
-  { grep -v -E "$system" || true; } | { grep -v -E "$torch" || true; } |
+  { grep -v -E "$ftb_gpu_system_libs" || true; } | { grep -v -E "$ftb_gpu_provided_libs" || true; } |
   { grep -v -E "${FTB_GPU_PACK_SKIP_LIBS:-^$}" || true; } >"$stage/libs"
 while read -r name path; do
   cp -L "$path" "$stage/lib/$name"
