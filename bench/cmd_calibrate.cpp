@@ -14,14 +14,14 @@
 
 #include "bench/commands.h"
 #include "bench/run_flags.h"
-#include "core/text/errors.h"
-#include "core/text/files.h"
-#include "core/text/subprocess.h"
-#include "core/text/text_format.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
+#include "core/base/subprocess.h"
+#include "core/base/text_format.h"
 #include "reports/analysis/history.h"
 #include "reports/analysis/noise.h"
 #include "scenarios/parallel/rank_protocol.h"
-#include "core/text/json_text.h"
+#include "core/base/json_text.h"
 
 namespace ftb {
 namespace {

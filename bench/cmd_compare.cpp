@@ -13,12 +13,12 @@
 #include <sys/stat.h>
 
 #include "bench/commands.h"
-#include "core/text/errors.h"
-#include "core/text/files.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
 #include "reports/analysis/compare.h"
 #include "reports/views/compare_chart.h"
 #include "reports/record/report.h"
-#include "core/text/json_text.h"
+#include "core/base/json_text.h"
 
 namespace ftb {
 namespace {

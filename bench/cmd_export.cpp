@@ -3,9 +3,9 @@
 #include <iostream>
 
 #include "bench/commands.h"
-#include "core/text/files.h"
+#include "core/base/files.h"
 #include "reports/views/exports.h"
-#include "core/text/json_text.h"
+#include "core/base/json_text.h"
 
 namespace ftb {
 namespace {

@@ -3,13 +3,13 @@
 #include <iostream>
 
 #include "bench/commands.h"
-#include "core/text/errors.h"
-#include "core/text/files.h"
-#include "core/text/json_fields.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
+#include "core/base/json_fields.h"
 #include "reports/analysis/history.h"
 #include "reports/analysis/trend.h"
 #include "reports/views/trend_chart.h"
-#include "core/text/json_text.h"
+#include "core/base/json_text.h"
 
 namespace ftb {
 namespace {

@@ -8,8 +8,8 @@
 #include <iostream>
 
 #include "bench/commands.h"
-#include "core/text/errors.h"
-#include "core/text/text_format.h"
+#include "core/base/errors.h"
+#include "core/base/text_format.h"
 #include "reports/analysis/power.h"
 #include "reports/analysis/noise.h"
 

@@ -6,7 +6,7 @@
 #include "bench/commands.h"
 #include "bench/jsonl.h"
 #include "core/model/checkpoint.h"
-#include "core/train/device.h"
+#include "core/measure/device.h"
 #include "core/text/tokenizer_json.h"
 
 namespace ftb {

@@ -4,9 +4,9 @@
 #include <iostream>
 
 #include "bench/commands.h"
-#include "core/text/errors.h"
-#include "core/text/files.h"
-#include "core/text/json_fields.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
+#include "core/base/json_fields.h"
 #include "reports/analysis/regress.h"
 
 namespace ftb {

@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 
 #include "bench/commands.h"
-#include "core/text/errors.h"
-#include "core/text/files.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
 #include "reports/analysis/noise.h"
 #include "reports/record/report.h"
 #include "reports/views/views.h"

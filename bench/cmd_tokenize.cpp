@@ -5,7 +5,7 @@
 #include "bench/commands.h"
 #include "bench/jsonl.h"
 #include "core/text/tokenizer_json.h"
-#include "core/text/json_text.h"
+#include "core/base/json_text.h"
 
 namespace ftb {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/text/errors.h"
-#include "core/text/files.h"
-#include "core/text/limits.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
+#include "core/base/limits.h"
 
 namespace ftb {
 
@@ -26,7 +26,7 @@ inline std::vector<nlohmann::json> read_jsonl(const std::string& path) {
     if (got == LineRead::end) break;
     if (got == LineRead::too_long)
       input_error(path + ":" + std::to_string(n),
-                  "line longer than the " + limits::bytes_text(limits::kMaxLineBytes) + " limit (core/text/limits.h)");
+                  "line longer than the " + limits::bytes_text(limits::kMaxLineBytes) + " limit (core/base/limits.h)");
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines
     try {
       out.push_back(nlohmann::json::parse(line));

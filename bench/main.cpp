@@ -9,7 +9,7 @@
 
 #include "bench/commands.h"
 #include "scenarios/parallel/rank_protocol.h"
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 
 int main(int argc, char** argv) {
   // A file-size limit (ulimit -f) would otherwise kill the process with

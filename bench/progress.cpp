@@ -1,7 +1,7 @@
 #include "bench/progress.h"
 
-#include "core/text/text_format.h"
-#include "core/train/device.h"
+#include "core/base/text_format.h"
+#include "core/measure/device.h"
 
 #include <unistd.h>
 

@@ -4,10 +4,10 @@
 #include <iostream>
 
 #include "bench/progress.h"
-#include "core/text/allocator.h"
-#include "core/text/files.h"
-#include "core/train/environment.h"
-#include "core/text/interrupt.h"
+#include "core/base/allocator.h"
+#include "core/base/files.h"
+#include "core/measure/environment.h"
+#include "core/base/interrupt.h"
 #include "core/train/workload.h"
 #include "scenarios/parallel/rank_protocol.h"
 #include "scenarios/sweep.h"
@@ -72,11 +72,11 @@ RunConfig resolve_config(const RunArgs& a) {
 SweepOutcome run_and_write(const RunConfig& config, const std::string& out, Report& report,
                            const nlohmann::json& run_noise) {
   // Before anything large is allocated, and in every rank (each re-runs this).
-  const nlohmann::json allocator = apply_malloc_mode(parse_malloc_mode(config.allocator, "allocator"));
+  const nlohmann::json allocator = apply_malloc_mode(config.allocator);
   ProgressPrinter progress;
   if (is_launched_rank()) return {run_launched_rank(config, {&progress}), false};
   const DistEnv env = dist_env_from_environment();
-  // Ctrl-C / SIGTERM keep what was measured (core/text/interrupt.h). Not
+  // Ctrl-C / SIGTERM keep what was measured (core/base/interrupt.h). Not
   // under an outside launcher: it owns the ranks' signals, and one rank
   // stopping between steps alone would leave its peers in a collective.
   InterruptScope interrupts(/*enabled=*/!env.launched);

@@ -3,10 +3,10 @@
 // and evaluation) runs under fp16 autocast, the loss is scaled before backward
 // and the step is skipped when a gradient overflowed. Needs CUDA: see amp_bf16
 // for the CPU row.
-#include "core/train/device.h"
+#include "core/measure/device.h"
 #include "core/train/grad_scaler.h"
 #include "scenarios/common.h"
-#include "core/train/phase_recorder.h"
+#include "core/measure/phase_recorder.h"
 #include "scenarios/registry.h"
 
 namespace ftb {

@@ -4,7 +4,7 @@
 
 #include "core/model/attention.h"
 #include "core/train/autocast.h"
-#include "core/train/device.h"
+#include "core/measure/device.h"
 
 namespace ftb {
 
@@ -133,8 +133,8 @@ ScenarioResult run_plain_loop(const Workload& w, const RunConfig& c, const Scena
 }
 
 RunConfig with_bucketing(RunConfig c) {
-  c.padding = "longest";
-  c.bucketing = "on";
+  c.padding = Padding::longest;
+  c.bucketing = true;
   return c;
 }
 

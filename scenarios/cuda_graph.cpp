@@ -24,8 +24,8 @@
 
 #include "core/model/attention.h"
 #include "core/train/optimizer.h"
-#include "core/train/device.h"
-#include "core/text/errors.h"
+#include "core/measure/device.h"
+#include "core/base/errors.h"
 #include "scenarios/common.h"
 #include "scenarios/registry.h"
 #include "scenarios/sync_free_step.h"
@@ -98,8 +98,8 @@ void abandon_capture(at::cuda::CUDAGraph& graph, c10::DeviceIndex device) noexce
 ScenarioResult run_captured_step(const Workload& w, const RunConfig& config, const ScenarioContext& ctx,
                                  const std::string& name, Precision precision) {
   RunConfig c = config;
-  const bool bucketing = c.bucketing == "on";
-  if (!bucketing) c.padding = "max_length";  // one static shape for every captured step
+  const bool bucketing = c.bucketing;
+  if (!bucketing) c.padding = Padding::max_length;  // one static shape for every captured step
   const auto device = resolve_device(c.device == "auto" ? "cuda" : c.device);
   // The memory-efficient kernel captures; cuDNN's has been disabled under
   // capture in some PyTorch versions. Off for the whole row (warm-up,

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/train/precision.h"
+#include "core/measure/precision.h"
 #include "core/train/run_config.h"
 #include "core/train/workload.h"
 #include "scenarios/scenario.h"

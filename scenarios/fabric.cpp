@@ -3,7 +3,7 @@
 // (fabric_strategy, zero2 by default as the reference) and the precision
 // (fabric_precision: 16-mixed on CUDA as the reference, bf16-mixed on CPU).
 #include "core/train/autocast.h"
-#include "core/train/device.h"
+#include "core/measure/device.h"
 #include "scenarios/parallel/fabric.h"
 #include "scenarios/parallel/distributed_row.h"
 #include "scenarios/registry.h"
@@ -19,7 +19,7 @@ ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioC
   fo.accelerator = requested.is_cuda() ? "cuda" : "cpu";
   fo.devices = c.world_size;
   fo.strategy = c.fabric_strategy;
-  fo.precision = to_string(resolve_precision(c.fabric_precision, requested, Precision::bf16_mixed));
+  fo.precision = resolve_precision(c.fabric_precision, requested, Precision::bf16_mixed);
   fo.bucket_cap_bytes = static_cast<int64_t>(c.bucket_mb * 1024 * 1024);
   fo.timeout = std::chrono::milliseconds(static_cast<int64_t>(c.dist_timeout_s * 1000));
   fo.group_name = "fabric/" + std::to_string(ctx.repeat);
@@ -57,7 +57,7 @@ ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioC
   fill_distributed(r, fabric.strategy(), fabric.comm(), loop);
   r.skipped_steps = fabric.skipped_steps();
   r.extra["fabric"] = {{"accelerator", fo.accelerator}, {"devices", fabric.world_size()},
-                       {"strategy", fo.strategy}, {"precision", fo.precision}};
+                       {"strategy", to_string(fo.strategy)}, {"precision", to_string(fo.precision)}};
   return r;
 }
 

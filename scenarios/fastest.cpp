@@ -10,7 +10,7 @@
 //               per bucket length, where the CUDA-graph rows can run.
 // its result's stack lists what this run stacked; the ladder (reports/views/ladder.h)
 // measures each technique against the rung below it.
-#include "core/train/device.h"
+#include "core/measure/device.h"
 #include "core/train/optimizer.h"
 #include "scenarios/common.h"
 #include "scenarios/cuda_graph.h"
@@ -32,7 +32,7 @@ ScenarioResult run_fastest(const Workload& w, const RunConfig& config, const Sce
   nlohmann::json stack = nlohmann::json::array();
   if (precision == Precision::bf16_mixed) stack.push_back("bf16");
   if (fused_adam_available(device)) {
-    c.adam = "fused";
+    c.adam = AdamKernel::fused;
     stack.push_back("fused_adam");
   }
   const bool graph = cuda_graph_unavailable(c).empty();  // never without CUDA

@@ -3,7 +3,7 @@
 // It is here so that what the fused optimizer buys on its own is measured,
 // never credited to the technique of a row that needs it (cuda_graph's
 // capturable step, the data-parallel rows' step over flat buckets).
-#include "core/train/device.h"
+#include "core/measure/device.h"
 #include "scenarios/common.h"
 #include "scenarios/registry.h"
 
@@ -20,7 +20,7 @@ std::string fused_unavailable(const RunConfig& c) {
 
 ScenarioResult run_fused_adam(const Workload& w, const RunConfig& config, const ScenarioContext& ctx) {
   RunConfig c = config;
-  c.adam = "fused";  // the only difference from baseline
+  c.adam = AdamKernel::fused;  // the only difference from baseline
   return run_plain_loop(w, c, ctx, kName);
 }
 

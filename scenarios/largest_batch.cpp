@@ -17,9 +17,9 @@
 #include <map>
 #include <mutex>
 
-#include "core/train/device.h"
+#include "core/measure/device.h"
 #include "core/train/optimizer.h"
-#include "core/train/records.h"
+#include "core/measure/records.h"
 #include "core/train/train_step.h"
 #include "core/train/warmup.h"
 #include "scenarios/common.h"

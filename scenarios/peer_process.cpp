@@ -14,11 +14,11 @@
 #include "core/model/attention.h"
 #include "core/model/checkpoint.h"
 #include "core/model/safetensors.h"
-#include "core/text/errors.h"
-#include "core/text/files.h"
-#include "core/text/json_fields.h"
-#include "core/text/subprocess.h"
-#include "core/train/device.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
+#include "core/base/json_fields.h"
+#include "core/base/subprocess.h"
+#include "core/measure/device.h"
 #include "scenarios/common.h"
 #include "scenarios/result.h"
 
@@ -160,7 +160,7 @@ PeerCommand peer_command() {
 }
 
 std::string peer_unavailable(const RunConfig& c, const PeerVariant& v) {
-  if (c.model_type == "bert")
+  if (c.model_type == ModelType::bert)
     return "the peer runs Hugging Face's DistilBertForSequenceClassification; this run's model is BERT (model_type=bert)";
   const bool cuda = resolve_device(c.device).is_cuda();
   if (v != PeerVariant::fp32 && !cuda)

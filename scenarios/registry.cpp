@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 
 namespace ftb {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/text/errors.h"
-#include "core/text/json_fields.h"
+#include "core/base/errors.h"
+#include "core/base/json_fields.h"
 
 namespace ftb {
 
@@ -267,7 +267,7 @@ ScenarioResult result_from_json(const json& j, const std::string& path) {
   r.reason = f.string("reason");
   r.world_size = static_cast<int>(f.integer("world_size"));
   r.device = f.string("device");
-  r.precision = parse_precision(f.string("precision"), f.name("precision"));
+  r.precision = parse_choice<Precision>(f.string("precision"), f.name("precision"));
   if (f.has("optimizer")) r.optimizer = f.string("optimizer");
   r.wall_time_s = f.number("wall_time_s");
   JsonFields throughput = f.object("throughput");

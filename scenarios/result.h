@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/train/phases.h"
-#include "core/train/precision.h"
-#include "core/train/records.h"
+#include "core/measure/phases.h"
+#include "core/measure/precision.h"
+#include "core/measure/records.h"
 
 namespace ftb {
 
@@ -70,10 +70,10 @@ struct ScenarioResult {
   std::vector<EpochRecord> epochs;   // of the last repeat
   std::vector<StepRecord> steps;     // of the last repeat
   int64_t peak_bytes = 0;            // max over repeats
-  std::string peak_bytes_source;     // "cuda_max_allocated" | "rss_peak_since_row_start" | "process_max_rss" (core/train/device.h)
+  std::string peak_bytes_source;     // "cuda_max_allocated" | "rss_peak_since_row_start" | "process_max_rss" (core/measure/device.h)
   std::vector<RepeatSample> repeats;
   // Efficiency: model FLOPs of a training step over the measured step time,
-  // divided by the peak measured on this machine (see core/train/flops.h).
+  // divided by the peak measured on this machine (see core/measure/flops.h).
   double step_ms_median = 0;     // over timed steps (warm-up excluded)
   int64_t warmup_steps = 0;
   double model_tflops_per_s = 0;

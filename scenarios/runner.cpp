@@ -1,8 +1,8 @@
 #include "scenarios/runner.h"
 
-#include "core/text/errors.h"
-#include "core/train/flops.h"
-#include "core/text/interrupt.h"
+#include "core/base/errors.h"
+#include "core/measure/flops.h"
+#include "core/base/interrupt.h"
 #include "scenarios/common.h"
 
 namespace ftb {
@@ -35,8 +35,8 @@ std::string does_not_fit_reason(const RunConfig& config, const std::string& allo
     said.resize(160);
   }
   return "does not fit in memory at batch_size=" + std::to_string(config.batch_size) +
-         " and max_length=" + std::to_string(config.max_length) + " per rank (padding=" + config.padding +
-         "): lower batch_size or max_length" + (config.padding == "max_length" ? ", or set padding=longest" : "") +
+         " and max_length=" + std::to_string(config.max_length) + " per rank (padding=" + to_string(config.padding) +
+         "): lower batch_size or max_length" + (config.padding == Padding::max_length ? ", or set padding=longest" : "") +
          " (" + said + ")";
 }
 
@@ -88,7 +88,7 @@ void run_repeat(ScenarioResult& row, const ScenarioInfo& info, const Workload& w
   } catch (const InputError&) {
     throw;  // bad input stops the run with exit code 2, not a failed row
   } catch (const Interrupted&) {
-    // The sweep writes the report with this row and stops (core/text/interrupt.h).
+    // The sweep writes the report with this row and stops (core/base/interrupt.h).
     row.status = Status::failed;
     row.reason = kInterruptedReason;
     row.repeats = std::move(samples);

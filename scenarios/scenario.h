@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/train/precision.h"
+#include "core/measure/precision.h"
 #include "scenarios/result.h"
 
 namespace ftb {

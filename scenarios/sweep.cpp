@@ -1,6 +1,6 @@
 #include "scenarios/sweep.h"
 
-#include "core/text/portable_random.h"
+#include "core/base/portable_random.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -8,11 +8,11 @@
 #include <iostream>
 #include <thread>
 
-#include "core/train/datasheet_peaks.h"
-#include "core/train/device.h"
-#include "core/train/flops.h"
-#include "core/text/errors.h"
-#include "core/text/interrupt.h"
+#include "core/measure/datasheet_peaks.h"
+#include "core/measure/device.h"
+#include "core/measure/flops.h"
+#include "core/base/errors.h"
+#include "core/base/interrupt.h"
 #include "core/train/warmup.h"
 #include "scenarios/parallel/distributed_row.h"
 #include "scenarios/parallel/rank_env.h"
@@ -93,7 +93,7 @@ void Sweep::measure_peaks() {
       if (auto v = datasheet_peak(*sheet, p)) figures[to_string(p)] = from_sheet[p] = *v;
     datasheet = {{"model", sheet->model}, {"by_precision", figures}, {"source", sheet->source}, {"dense", true}};
   }
-  const PeakSetting setting = parse_peak(config_.peak);
+  const PeakSetting setting = config_.peak;
   std::string note;
   switch (setting.source) {
     case PeakSource::measured: peaks_ = measured; break;

@@ -61,7 +61,7 @@ class Sweep {
                                   const std::vector<LoopCallback*>& callbacks, const RowDone& row_done);
 
   // Exit code after run(): 0, 1 when a row failed, 128 + signal when a
-  // SIGINT/SIGTERM stopped the sweep (core/text/interrupt.h): run() then
+  // SIGINT/SIGTERM stopped the sweep (core/base/interrupt.h): run() then
   // returned the finished rows and the interrupted one (failed, reason
   // "interrupted"), after handing them to row_done.
   int exit_code() const { return interrupted_ ? 128 + interrupted_ : any_failed_ ? 1 : 0; }

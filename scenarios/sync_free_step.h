@@ -26,7 +26,7 @@
 #include "core/train/batching.h"
 #include "core/train/fused_adam.h"
 #include "core/train/grad_scaler.h"
-#include "core/train/precision.h"
+#include "core/measure/precision.h"
 
 namespace ftb {
 

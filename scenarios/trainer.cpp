@@ -5,8 +5,8 @@
 // config) and step are baseline's, so the difference is the Trainer.
 #include <optional>
 
-#include "core/text/files.h"
-#include "core/train/device.h"
+#include "core/base/files.h"
+#include "core/measure/device.h"
 #include "core/train/trainer.h"
 #include "scenarios/common.h"
 #include "scenarios/registry.h"

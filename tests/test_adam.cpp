@@ -3,9 +3,10 @@
 #include <torch/torch.h>
 
 #include "core/train/fused_adam.h"
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 #include "core/train/foreach_adam.h"
 #include "core/train/optimizer.h"
+#include "core/train/run_config.h"
 #include "core/model/classifier.h"
 
 namespace {
@@ -130,9 +131,19 @@ TEST_CASE("ForeachAdam (torch.optim.Adam's default on CUDA) matches torch::optim
   CHECK(worst < 1e-6);
   CHECK(moved > 1e-3);  // the parameters did move
   // PyTorch's pick: foreach on CUDA, the loop on the CPU.
-  CHECK(ftb::resolve_adam_kernel("auto", torch::kCPU) == ftb::AdamKernel::loop);
-  CHECK(ftb::resolve_adam_kernel("auto", torch::Device(torch::kCUDA, 0)) == ftb::AdamKernel::foreach);
-  CHECK_THROWS_AS(ftb::resolve_adam_kernel("sgd", torch::kCPU), ftb::InputError);
+  CHECK(ftb::resolve_adam_kernel(std::nullopt, torch::kCPU) == ftb::AdamKernel::loop);
+  CHECK(ftb::resolve_adam_kernel(std::nullopt, torch::Device(torch::kCUDA, 0)) == ftb::AdamKernel::foreach);
+  CHECK(ftb::resolve_adam_kernel(ftb::AdamKernel::foreach, torch::kCPU) == ftb::AdamKernel::foreach);
+  // The config accepts every kernel the factory has (fused too: the error
+  // comes from this LibTorch, not from a list that forgot it).
+  auto c = ftb::preset_config("smoke");
+  ftb::apply_override(c, "adam=fused");
+  CHECK(c.adam == ftb::AdamKernel::fused);
+  ftb::apply_override(c, "adam=auto");
+  CHECK(!c.adam.has_value());
+  CHECK_THROWS_AS(ftb::apply_override(c, "adam=sgd"), ftb::InputError);
+  if (!ftb::fused_adam_available(torch::kCPU))
+    CHECK_THROWS_AS(ftb::resolve_adam_kernel(ftb::AdamKernel::fused, torch::kCPU), ftb::InputError);
 }
 
 TEST_CASE("every Adam kernel of the factory steps as torch::optim::Adam, fused or not") {

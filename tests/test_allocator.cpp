@@ -1,11 +1,11 @@
-// glibc malloc's thresholds for a run (core/text/allocator.h).
+// glibc malloc's thresholds for a run (core/base/allocator.h).
 #include <doctest/doctest.h>
 
 #include <cstdlib>
 #include <string>
 
-#include "core/text/allocator.h"
-#include "core/text/errors.h"
+#include "core/base/allocator.h"
+#include "core/base/errors.h"
 
 using ftb::MallocMode;
 
@@ -18,11 +18,11 @@ TEST_CASE("allocator: the tuned GLIBC_TUNABLES keeps other tunables and replaces
 }
 
 TEST_CASE("allocator: mode names parse once, anything else names the flag") {
-  CHECK(ftb::parse_malloc_mode("tuned", "allocator") == MallocMode::tuned);
-  CHECK(ftb::parse_malloc_mode("system", "allocator") == MallocMode::system);
+  CHECK(ftb::parse_choice<MallocMode>("tuned", "allocator") == MallocMode::tuned);
+  CHECK(ftb::parse_choice<MallocMode>("system", "allocator") == MallocMode::system);
   CHECK(ftb::to_string(MallocMode::tuned) == "tuned");
   try {
-    ftb::parse_malloc_mode("jemalloc", "allocator");
+    ftb::parse_choice<MallocMode>("jemalloc", "allocator");
     FAIL("accepted an unknown allocator");
   } catch (const ftb::InputError& e) {
     CHECK(std::string(e.what()).find("allocator") != std::string::npos);

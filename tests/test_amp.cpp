@@ -9,7 +9,7 @@
 
 #include "tests/tiny_config.h"
 #include "core/train/autocast.h"
-#include "core/train/device.h"
+#include "core/measure/device.h"
 #include "core/train/grad_scaler.h"
 #include "core/train/run_config.h"
 #include "core/train/train_step.h"

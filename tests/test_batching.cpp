@@ -15,7 +15,7 @@
 
 #include <ATen/Parallel.h>
 #include <thread>
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 
 namespace {
 
@@ -178,11 +178,11 @@ TEST_CASE("batching: padding to max_length or to the longest row, with a correct
     CHECK(b->input_ids.size(1) == 4);
     CHECK(b->attention_mask.sum().item<int64_t>() == 3 + 4 + 4 + 4 + 4);
   }
-  CHECK(ftb::padding_from_string("longest") == ftb::Padding::longest);
-  CHECK(ftb::padding_from_string("max_length") == ftb::Padding::max_length);
+  CHECK(ftb::parse_choice<ftb::Padding>("longest", "padding") == ftb::Padding::longest);
+  CHECK(ftb::parse_choice<ftb::Padding>("max_length", "padding") == ftb::Padding::max_length);
   CHECK(ftb::to_string(ftb::Padding::longest) == "longest");
   CHECK(ftb::to_string(ftb::Padding::max_length) == "max_length");
-  CHECK_THROWS_AS(ftb::padding_from_string("max"), ftb::InputError);
+  CHECK_THROWS_AS(ftb::parse_choice<ftb::Padding>("max", "padding"), ftb::InputError);
   CHECK(s.token_count() == 20 * 2 + (1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9) * 2 + 1 + 2);
 }
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 #include "core/text/text_data.h"
 #include "tests/data_fixtures.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/train/device.h"
+#include "core/measure/device.h"
 #include "core/train/run_config.h"
 #include "core/train/workload.h"
 #ifdef FTB_WITH_CUDA
@@ -104,7 +104,7 @@ TEST_CASE("cuda_graph: replay matches eager training step for step (CUDA)") {
     return;
   }
   auto c = graph_test_config();
-  c.padding = "max_length";
+  c.padding = ftb::Padding::max_length;
   const auto w = ftb::build_workload(c);
   // Eager reference with the same optimizer math: baseline uses
   // torch::optim::Adam; both implement Adam, compared by per-step loss.
@@ -125,8 +125,8 @@ TEST_CASE("cuda_graph: one graph per bucket length replays the bucketed eager st
     return;
   }
   auto c = graph_test_config();
-  c.padding = "longest";
-  c.bucketing = "on";
+  c.padding = ftb::Padding::longest;
+  c.bucketing = true;
   const auto w = ftb::build_workload(c);
   auto eager = ftb::run_scenario(*ftb::find_scenario("bucketed"), w, c, {});
   auto graph = ftb::run_scenario(*ftb::find_scenario("cuda_graph"), w, c, {});
@@ -147,7 +147,7 @@ TEST_CASE("cuda_graph_fp16: the loss scaler inside the graph trains as amp does 
     return;
   }
   auto c = graph_test_config();
-  c.padding = "max_length";
+  c.padding = ftb::Padding::max_length;
   const auto w = ftb::build_workload(c);
   auto eager = ftb::run_scenario(*ftb::find_scenario("amp"), w, c, {});
   auto graph = ftb::run_scenario(*ftb::find_scenario("cuda_graph_fp16"), w, c, {});

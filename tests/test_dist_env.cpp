@@ -8,7 +8,7 @@
 #include <string>
 
 #include "scenarios/parallel/rank_env.h"
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 
 namespace {
 

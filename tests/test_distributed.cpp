@@ -9,7 +9,7 @@
 #include <functional>
 #include <thread>
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 #include "scenarios/parallel/launcher.h"
 #include "core/train/optimizer.h"
 #include "scenarios/parallel/data_parallel.h"
@@ -322,18 +322,22 @@ TEST_CASE("a peer that never joins a collective fails the other rank within the 
 
 TEST_CASE("strategies by either vocabulary, an unknown one lists them all") {
   // The rows answer to DeepSpeed's and FSDP's names too.
-  for (const auto& [alias, row] : ftb::strategy_names()) {
+  for (const auto& [strategy, alias] : ftb::Choices<ftb::Strategy>::names) {
     CAPTURE(alias);
-    const ftb::ScenarioInfo* info = ftb::find_scenario(alias);
+    const ftb::ScenarioInfo* info = ftb::find_scenario(std::string(alias));
     REQUIRE(info != nullptr);
-    CHECK(info->name == row);
+    CHECK(info->name == ftb::to_string(strategy));
+    // ... and each row's sharding and offload name the strategy back.
+    CHECK(ftb::dist::strategy_of(ftb::dist::sharding_of(strategy), ftb::dist::offloaded(strategy)) == strategy);
   }
-  CHECK(ftb::dist::to_string(ftb::dist::strategy_from_string("deepspeed_stage_2_offload")) == "zero2_offload");
-  CHECK(ftb::dist::to_string(ftb::dist::strategy_from_string("SHARD_GRAD_OP")) == "zero2");
-  CHECK(ftb::dist::to_string(ftb::dist::strategy_from_string("NO_SHARD")) == "ddp");
-  CHECK(ftb::dist::to_string(ftb::dist::strategy_from_string("deepspeed_stage_1")) == "sharded");
+  const auto parse = [](const char* name) { return ftb::to_string(ftb::parse_choice<ftb::Strategy>(name, "k")); };
+  CHECK(parse("deepspeed_stage_2_offload") == "zero2_offload");
+  CHECK(parse("SHARD_GRAD_OP") == "zero2");
+  CHECK(parse("NO_SHARD") == "ddp");
+  CHECK(parse("deepspeed_stage_1") == "sharded");
   try {
-    ftb::dist::strategy_from_string("FULL_SHARDED", "fabric_strategy");
+    auto c = ftb::preset_config("smoke");
+    ftb::apply_override(c, "fabric_strategy=FULL_SHARDED");
     FAIL("accepted an unknown strategy");
   } catch (const ftb::InputError& e) {
     const std::string m = e.what();
@@ -352,11 +356,11 @@ TEST_CASE("fabric with each strategy trains exactly as the scenario it wraps") {
   const auto w = ftb::build_workload(c);
   for (const char* strategy : {"ddp", "sharded", "zero2", "zero2_offload", "zero3", "zero3_offload"}) {
     CAPTURE(strategy);
-    c.fabric_strategy = strategy;
+    c.fabric_strategy = ftb::parse_choice<ftb::Strategy>(strategy, "fabric_strategy");
     ftb::ScenarioResult direct, fabric;
     run_ranks(2, [&](const ftb::DistEnv& e) {
-      const auto s = ftb::dist::strategy_from_string(strategy);
-      auto r = ftb::run_data_parallel(w, c, {}, s.sharding, e, s.offload);
+      auto r = ftb::run_data_parallel(w, c, {}, ftb::dist::sharding_of(c.fabric_strategy), e,
+                                      ftb::dist::offloaded(c.fabric_strategy));
       if (e.rank == 0) direct = r;
     });
     run_ranks(2, [&](const ftb::DistEnv& e) {

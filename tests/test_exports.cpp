@@ -1,8 +1,8 @@
 // Exporters: github-action-benchmark's custom tools and Bencher's BMF, field
 // names and values checked against a report built in code and against the
 // committed smoke report's own intervals.
-#include "core/text/errors.h"
-#include "core/text/files.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
 #include "reports/views/exports.h"
 #include "reports/analysis/intervals.h"
 #include "tests/history_fixtures.h"

@@ -1,4 +1,4 @@
-// core/text/files.h: the one atomic writer and the folder helpers.
+// core/base/files.h: the one atomic writer and the folder helpers.
 #include <doctest/doctest.h>
 
 #include <sys/stat.h>
@@ -7,8 +7,8 @@
 #include <sstream>
 #include <string>
 
-#include "core/text/errors.h"
-#include "core/text/files.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
 
 using namespace ftb;
 

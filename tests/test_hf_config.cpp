@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 #include "core/model/hf_config.h"
 
 TEST_CASE("hf_config: reads HF keys and round-trips through config_to_json") {

@@ -3,8 +3,8 @@
 // naming the file and what differs), the trend and its chart, and the
 // calibration's noise estimate. The regress rule is proved by simulation
 // through the store, as a nightly job would use it.
-#include "core/text/errors.h"
-#include "core/text/files.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
 #include "reports/analysis/history.h"
 #include "reports/analysis/noise.h"
 #include "reports/analysis/regress.h"

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 #include "core/text/text_data.h"
 #include "tests/data_fixtures.h"
 

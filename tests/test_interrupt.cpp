@@ -1,4 +1,4 @@
-// The interrupt flag (core/text/interrupt.h): the handler records, the check
+// The interrupt flag (core/base/interrupt.h): the handler records, the check
 // throws, the scope restores the previous handlers, and a second signal ends
 // the process at once.
 #include <doctest/doctest.h>
@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "core/text/interrupt.h"
+#include "core/base/interrupt.h"
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "scenarios/parallel/launcher.h"
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 #include "tests/data_fixtures.h"
 
 using ftb_test::TempDir;

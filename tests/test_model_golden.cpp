@@ -13,8 +13,8 @@
 
 #include "core/model/checkpoint.h"
 #include "core/model/safetensors.h"
-#include "core/text/errors.h"
-#include "core/text/files.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
 
 namespace {
 

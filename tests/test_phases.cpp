@@ -5,9 +5,9 @@
 
 #include <set>
 
-#include "core/text/errors.h"
-#include "core/train/nvtx_range.h"
-#include "core/train/phase_recorder.h"
+#include "core/base/errors.h"
+#include "core/measure/nvtx_range.h"
+#include "core/measure/phase_recorder.h"
 #include "core/train/workload.h"
 #include "reports/views/phase_table.h"
 #include "reports/record/report.h"

@@ -3,8 +3,8 @@
 // "*" marker, the machine comparison), the table's MFU peak and reference
 // columns, index.html (escaping, the whole environment, the renderer note),
 // steps.csv read back, and the renderer's missing-python path.
-#include "core/text/errors.h"
-#include "core/text/files.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
 #include "reports/views/console_table.h"
 #include "reports/views/html_page.h"
 #include "reports/views/render.h"

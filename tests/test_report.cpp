@@ -1,9 +1,9 @@
 // Reports: the JSON record (round trip, contract keys, errors naming the
 // file), atomic writes, the speed-up table, the Vega-Lite specs and the
 // environment capture.
-#include "core/train/environment.h"
+#include "core/measure/environment.h"
 #include "reports/views/run_outputs.h"
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 #include "reports/record/report.h"
 #include "reports/analysis/report_json.h"
 #include "reports/views/table.h"

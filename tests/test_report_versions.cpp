@@ -2,8 +2,8 @@
 // included) stays readable, the v1 -> v2 upgrade, and a bad value names the
 // file and its JSON path (results[3].wall_time_s) for every command that
 // reads reports (they all read through read_report).
-#include "core/text/errors.h"
-#include "core/text/files.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
 #include "reports/record/report.h"
 #include "reports/analysis/report_json.h"
 #include "reports/record/report_upgrade.h"

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 #include "core/model/safetensors.h"
 
 namespace {

@@ -2,7 +2,7 @@
 // config and ends ok, or skipped with a reason. A new scenario needs no edit.
 #include <doctest/doctest.h>
 
-#include "core/text/portable_random.h"
+#include "core/base/portable_random.h"
 #include <signal.h>
 
 #include "core/model/attention.h"
@@ -18,15 +18,15 @@
 #include "reports/record/report_upgrade.h"
 #include "reports/analysis/report_json.h"
 #include "reports/views/table.h"
-#include "core/text/errors.h"
-#include "core/text/interrupt.h"
+#include "core/base/errors.h"
+#include "core/base/interrupt.h"
 #include "tests/tiny_config.h"
 
 TEST_CASE("scenarios: every registered scenario runs or says why it cannot, on either model") {
   for (const std::string model_type : {"distilbert", "bert"}) {
     CAPTURE(model_type);
     auto config = tiny_config();
-    config.model_type = model_type;
+    config.model_type = ftb::parse_choice<ftb::ModelType>(model_type, "model_type");
     const auto workload = ftb::build_workload(config);
     CHECK(ftb::to_string(workload.model_config.type) == model_type);
     CHECK(workload.make_model()->body_prefix() == model_type + ".");
@@ -242,7 +242,7 @@ TEST_CASE("sweep: peak=datasheet on a device with no datasheet reports no MFU, a
   auto config = tiny_config();
   config.scenarios = {"baseline"};
   config.threads = 1;
-  config.peak = "datasheet";
+  config.peak = ftb::parse_peak("datasheet");
   ftb::Sweep sweep(config, ftb::DistEnv{});
   const auto workload = ftb::build_workload(sweep.config());
   nlohmann::json measured;
@@ -260,7 +260,7 @@ TEST_CASE("sweep: peak=<TFLOP/s> pins MFU's denominator") {
   auto config = tiny_config();
   config.scenarios = {"baseline"};
   config.threads = 1;
-  config.peak = "0.5";
+  config.peak = ftb::parse_peak("0.5");
   ftb::Sweep sweep(config, ftb::DistEnv{});
   const auto workload = ftb::build_workload(sweep.config());
   const auto results = sweep.run(workload, "", {}, [](const auto&, const nlohmann::json&) {});
@@ -343,7 +343,7 @@ TEST_CASE("runner: a row that runs out of memory fails naming the settings to ch
   auto config = tiny_config();
   const auto workload = ftb::build_workload(config);
   config.batch_size = 96;  // the settings the message names (the repeat below never trains)
-  config.padding = "max_length";
+  config.padding = ftb::Padding::max_length;
   const ftb::RepeatFn out_of_memory = [](const ftb::Workload&, const ftb::RunConfig&,
                                          const ftb::ScenarioContext&) -> ftb::ScenarioResult {
     TORCH_CHECK_WITH(OutOfMemoryError, false,

@@ -187,7 +187,7 @@ TEST_CASE("synthetic: imdb lengths follow IMDB's token-length distribution, comp
   CHECK(mean == doctest::Approx(273).epsilon(0.08));
   CHECK(share_truncated > 0.05);
   CHECK(share_truncated < 0.2);
-  CHECK(ftb::synthetic_lengths_from_string("imdb") == ftb::SyntheticLengths::imdb);
+  CHECK(ftb::parse_choice<ftb::SyntheticLengths>("imdb", "synthetic_lengths") == ftb::SyntheticLengths::imdb);
   CHECK(ftb::to_string(ftb::SyntheticLengths::compact) == "compact");
-  CHECK_THROWS_AS(ftb::synthetic_lengths_from_string("long"), std::invalid_argument);
+  CHECK_THROWS_AS(ftb::parse_choice<ftb::SyntheticLengths>("long", "synthetic_lengths"), ftb::InputError);
 }

@@ -1,12 +1,12 @@
-// core/text/text_format.h: the one CSV quoter, number formatter and table printer.
+// core/base/text_format.h: the one CSV quoter, number formatter and table printer.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <string>
 
-#include "core/text/errors.h"
-#include "core/text/json_text.h"
-#include "core/text/text_format.h"
+#include "core/base/errors.h"
+#include "core/base/json_text.h"
+#include "core/base/text_format.h"
 
 using namespace ftb;
 
@@ -38,7 +38,7 @@ TEST_CASE("format_table: plain has a dashed header line and no trailing pad") {
   CHECK(t == "key     value\n---------------\nepochs  3\n");
 }
 
-// core/text/errors.h and json_text.h: what keeps a user-facing message on one
+// core/base/errors.h and json_text.h: what keeps a user-facing message on one
 // line and a written document writable whatever bytes reached it.
 TEST_CASE("one_line escapes control characters and keeps the rest") {
   CHECK(one_line("plain: ü, \"q\"") == "plain: ü, \"q\"");

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 #include "core/text/tokenizer.h"
 
 using ftb::WordPieceTokenizer;

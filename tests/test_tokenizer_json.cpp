@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/text/errors.h"
-#include "core/text/files.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
 #include "core/text/tokenizer_json.h"
 
 namespace {

@@ -8,10 +8,10 @@
 #include <sstream>
 
 #include "core/model/checkpoint.h"
-#include "core/train/flops.h"
+#include "core/measure/flops.h"
 #include "core/train/run_config.h"
 #include "core/train/trainer.h"
-#include "core/text/files.h"
+#include "core/base/files.h"
 #include "core/train/workload.h"
 #include "scenarios/common.h"
 #include "scenarios/registry.h"

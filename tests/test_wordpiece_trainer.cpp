@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 #include "core/text/text_data.h"
 #include "core/text/tokenizer.h"
 #include "core/text/wordpiece_trainer.h"

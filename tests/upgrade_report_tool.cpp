@@ -4,7 +4,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 #include "reports/record/report_upgrade.h"
 
 int main(int argc, char** argv) {

@@ -111,7 +111,7 @@ class MT19937_64:
 
 
 def uniform_below(rng, n):
-    """core/text/portable_random.h: uniform in [0, n) by rejection."""
+    """core/base/portable_random.h: uniform in [0, n) by rejection."""
     m = 0xFFFFFFFFFFFFFFFF
     limit = m - m % n
     while True:

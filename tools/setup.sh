@@ -6,10 +6,9 @@
 #   tools/setup.sh --peer     the same, and transformers (tools/requirements-peer.txt)
 #                             in .venv for the Python peer (tools/peer.py, `peer` rows)
 #
-# LibTorch, first match wins:
+# LibTorch (2.4 or newer), first match wins:
 #   1. Torch_DIR or CMAKE_PREFIX_PATH in the environment (a LibTorch you have);
-#   2. FTB_SYSTEM_TORCH=1 and Debian's libtorch-dev (1.13, CPU);
-#   3. the `torch` wheel pinned in tools/requirements-torch.txt, installed into
+#   2. the `torch` wheel pinned in tools/requirements-torch.txt, installed into
 #      the project-local virtual environment .venv/ (its bundled C++ library).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,20 +27,18 @@ sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 
 # --- Debian packages --------------------------------------------------------
-# libopenblas0-pthread: any Debian-built BLAS consumer (libtorch-dev) is 25x
-# slower on the reference BLAS. python3-venv: the project-local LibTorch.
+# python3-venv: the project-local LibTorch.
 pkgs=(build-essential cmake ninja-build pkg-config git python3-venv
       doctest-dev nlohmann-json3-dev libbenchmark-dev libcli11-dev
-      libarchive-dev libutf8proc-dev libcsv-dev libopenblas0-pthread libgloo-dev
+      libarchive-dev libutf8proc-dev libcsv-dev libgloo-dev
       python3-jsonschema libsqlite3-dev libboost-dev chromium)
 # python3-jsonschema: the tests validate report.json against reports/record/report.schema.json.
 # libsqlite3-dev: ftbench history (reports/analysis/history.cpp). libboost-dev: Boost.Math's
 # t, F and normal distributions (header-only; reports/analysis/).
 # libgloo-dev: c10d's ProcessGroupGloo.hpp includes <gloo/...>, which neither
-# the torch wheel nor libtorch-dev ships. Only declarations are used (every
+# the torch wheel ships. Only declarations are used (every
 # call goes into LibTorch, which carries its own Gloo). chromium: a test opens
 # index.html headless (cli.report_page_opens_offline; 122 MB download).
-if [ "${FTB_SYSTEM_TORCH:-0}" = 1 ]; then pkgs+=(libtorch-dev); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -59,8 +56,6 @@ fi
 prefix=""
 if [ -n "${Torch_DIR:-}" ] || [ -n "${CMAKE_PREFIX_PATH:-}" ]; then
   log "using LibTorch from Torch_DIR/CMAKE_PREFIX_PATH"
-elif [ "${FTB_SYSTEM_TORCH:-0}" = 1 ]; then
-  log "using Debian's libtorch-dev"
 else
   venv="$root/.venv"
   want="$(grep -E '^torch==' tools/requirements-torch.txt | cut -d= -f3)"

@@ -16,7 +16,7 @@ export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1${TSAN_OPTIONS:+:$TS
 log "building the launcher and rank-environment tests"
 clang++-14 -std=c++17 -fsanitize=thread -O1 -g -fno-omit-frame-pointer -I"$root" \
   tests/test_main.cpp tests/test_launcher.cpp tests/test_dist_env.cpp \
-  scenarios/parallel/launcher.cpp scenarios/parallel/rank_env.cpp core/text/files.cpp \
+  scenarios/parallel/launcher.cpp scenarios/parallel/rank_env.cpp core/base/files.cpp \
   -o "$build/launch_tests" -pthread
 log "running"
 "$build/launch_tests"

@@ -5,7 +5,7 @@
 #include <torch/torch.h>
 
 #include "core/model/compat.h"
-#include "core/train/flops.h"
+#include "core/measure/flops.h"
 #include "core/model/classifier.h"
 #include "core/train/train_step.h"
 

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/text/files.h"
-#include "core/text/errors.h"
+#include "core/base/files.h"
+#include "core/base/errors.h"
 #include "core/model/safetensors.h"
-#include "core/text/json_text.h"
+#include "core/base/json_text.h"
 
 namespace ftb {
 namespace fs = std::filesystem;
@@ -83,7 +83,7 @@ SequenceClassifier load_model_dir(const std::string& dir, LoadReport* report, Mi
 }
 
 void save_model_dir(SequenceClassifier& model, const std::string& dir) {
-  make_directories(dir);  // POSIX, as every folder ftbench creates (core/text/files.h)
+  make_directories(dir);  // POSIX, as every folder ftbench creates (core/base/files.h)
   std::vector<std::pair<std::string, torch::Tensor>> tensors;
   for (const auto& item : model->named_parameters())
     tensors.emplace_back(item.key(), item.value().to(torch::kFloat32));

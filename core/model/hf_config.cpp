@@ -3,7 +3,7 @@
 #include <fstream>
 #include <type_traits>
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 
 namespace ftb {
 namespace {
@@ -60,16 +60,8 @@ void read_bert_keys(const nlohmann::json& j, const std::string& where, ModelConf
 
 }  // namespace
 
-std::string to_string(ModelType t) { return t == ModelType::bert ? "bert" : "distilbert"; }
-
 std::string architecture_name(ModelType t) {
   return t == ModelType::bert ? "BertForSequenceClassification" : "DistilBertForSequenceClassification";
-}
-
-ModelType parse_model_type(const std::string& text, const std::string& where) {
-  if (text == "distilbert") return ModelType::distilbert;
-  if (text == "bert") return ModelType::bert;
-  input_error(where, "\"" + text + "\" is not a supported model_type (distilbert, bert)");
 }
 
 ModelConfig config_from_json(const nlohmann::json& j, const std::string& where) {
@@ -78,9 +70,9 @@ ModelConfig config_from_json(const nlohmann::json& j, const std::string& where) 
   if (j.contains("model_type")) {
     if (!j.at("model_type").is_string()) input_error(where, "key \"model_type\" must be a string");
     const auto type = j.at("model_type").get<std::string>();
-    if (type != "distilbert" && type != "bert")
-      input_error(where, "key \"model_type\" is \"" + type + "\"; supported: distilbert, bert");
-    c.type = parse_model_type(type, where);
+    const auto known = find_choice<ModelType>(type);
+    if (!known) input_error(where, "key \"model_type\" is \"" + type + "\"; supported: " + choice_names<ModelType>(", "));
+    c.type = *known;
   } else {
     c.type = j.contains("hidden_size") ? ModelType::bert : ModelType::distilbert;
   }

@@ -10,11 +10,16 @@
 #include <cstdint>
 #include <string>
 
+#include "core/base/choices.h"
+
 namespace ftb {
 
 enum class ModelType { distilbert, bert };
-std::string to_string(ModelType t);                                   // "distilbert" | "bert"
-ModelType parse_model_type(const std::string& text, const std::string& where);  // InputError naming where
+template <>
+struct Choices<ModelType> {
+  static constexpr std::pair<ModelType, std::string_view> names[] = {{ModelType::distilbert, "distilbert"},
+                                                                     {ModelType::bert, "bert"}};
+};
 // HF's class name: "DistilBertForSequenceClassification" / "BertForSequenceClassification".
 std::string architecture_name(ModelType t);
 

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "core/text/files.h"
-#include "core/text/errors.h"
-#include "core/text/limits.h"
+#include "core/base/files.h"
+#include "core/base/errors.h"
+#include "core/base/limits.h"
 
 namespace ftb {
 namespace {

@@ -6,8 +6,8 @@
 #include <limits>
 #include <utility>
 
-#include "core/text/errors.h"
-#include "core/text/limits.h"
+#include "core/base/errors.h"
+#include "core/base/limits.h"
 
 namespace ftb {
 namespace {

@@ -29,7 +29,7 @@ struct SafetensorsLayout {
 uint64_t safetensors_dtype_bytes(const std::string& dtype);
 
 // The header length in the first 8 bytes (of a file of `file_size` bytes,
-// at least 8), checked against the limit (core/text/limits.h) and the file
+// at least 8), checked against the limit (core/base/limits.h) and the file
 // size: a header claiming 10 GB is refused before anything is allocated.
 uint64_t safetensors_header_length(const char* first8, uint64_t file_size, const std::string& where);
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "core/text/errors.h"
-#include "core/text/files.h"
-#include "core/text/limits.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
+#include "core/base/limits.h"
 #include "core/text/text_data.h"
 
 namespace ftb {
@@ -76,7 +76,7 @@ std::vector<Record> parse_records(const std::string& path) {
   std::string line;
   auto too_long = [&] {
     input_error(path, "line " + std::to_string(st.line) + ": a line or field longer than the " +
-                          limits::bytes_text(limits::kMaxLineBytes) + " limit (core/text/limits.h)");
+                          limits::bytes_text(limits::kMaxLineBytes) + " limit (core/base/limits.h)");
   };
   for (LineRead got; (got = read_line(in, line, limits::kMaxLineBytes)) != LineRead::end;) {
     ++st.line;

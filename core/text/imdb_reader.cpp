@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/text/errors.h"
-#include "core/text/limits.h"
+#include "core/base/errors.h"
+#include "core/base/limits.h"
 #include "core/text/text_data.h"
 
 namespace ftb {
@@ -105,7 +105,7 @@ std::vector<Example> read_imdb_archive(const std::string& path) {
     if (rc == ARCHIVE_EOF) break;
     if (rc < ARCHIVE_WARN) fail("cannot read the next member");
     // Bombs end here, from the headers, before their data is expanded
-    // (core/text/limits.h): millions of members, or sizes adding up to more
+    // (core/base/limits.h): millions of members, or sizes adding up to more
     // than any IMDB archive holds.
     if (++members > limits::kMaxArchiveMembers)
       input_error(path, "more than " + std::to_string(limits::kMaxArchiveMembers) +
@@ -129,7 +129,7 @@ std::vector<Example> read_imdb_archive(const std::string& path) {
     }
     const auto too_large = [&] {
       input_error(path, "member " + shown + " is larger than the " + limits::bytes_text(limits::kMaxReviewBytes) +
-                            " a review may hold (core/text/limits.h)");
+                            " a review may hold (core/base/limits.h)");
     };
     if (size > limits::kMaxReviewBytes) too_large();
     std::string text;
@@ -176,7 +176,7 @@ std::vector<Example> read_imdb_folder(const std::string& path) {
         if (!e.is_regular_file() || !review_key(rel, &key, &label)) continue;
         if (e.file_size() > limits::kMaxReviewBytes)
           input_error(e.path().string(), "larger than the " + limits::bytes_text(limits::kMaxReviewBytes) +
-                                             " a review may hold (core/text/limits.h)");
+                                             " a review may hold (core/base/limits.h)");
         std::ifstream in(e.path(), std::ios::binary);
         if (!in) input_error(e.path().string(), "cannot read review file");
         std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/text/errors.h"
-#include "core/text/portable_random.h"
+#include "core/base/errors.h"
+#include "core/base/portable_random.h"
 #include "core/text/text_data.h"
 
 namespace ftb {

@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "core/text/portable_random.h"
+#include "core/base/portable_random.h"
 #include "core/text/text_data.h"
 
 namespace ftb {
@@ -248,14 +248,6 @@ std::size_t imdb_length(std::mt19937_64& rng) {
 }
 
 }  // namespace
-
-SyntheticLengths synthetic_lengths_from_string(const std::string& s) {
-  if (s == "compact") return SyntheticLengths::compact;
-  if (s == "imdb") return SyntheticLengths::imdb;
-  throw std::invalid_argument("synthetic lengths must be compact or imdb, not \"" + s + "\"");
-}
-
-std::string to_string(SyntheticLengths l) { return l == SyntheticLengths::imdb ? "imdb" : "compact"; }
 
 std::vector<Example> synthetic_corpus(const SyntheticOptions& options) {
   const int lo = std::max(1, options.min_sentences);

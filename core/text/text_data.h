@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/base/choices.h"
+
 namespace ftb {
 
 struct Example {
@@ -52,8 +54,11 @@ Splits load_split_folder(const std::string& path);
 // sigma 0.72: mean 273 after truncation to 512, as measured on the real
 // archive), so padding and length bucketing behave as on real reviews.
 enum class SyntheticLengths { compact, imdb };
-SyntheticLengths synthetic_lengths_from_string(const std::string& s);  // throws std::invalid_argument
-std::string to_string(SyntheticLengths l);
+template <>
+struct Choices<SyntheticLengths> {
+  static constexpr std::pair<SyntheticLengths, std::string_view> names[] = {{SyntheticLengths::compact, "compact"},
+                                                                            {SyntheticLengths::imdb, "imdb"}};
+};
 
 struct SyntheticOptions {
   std::size_t count = 5000;

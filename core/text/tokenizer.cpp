@@ -28,8 +28,8 @@
 
 #include <utf8proc.h>
 
-#include "core/text/errors.h"
-#include "core/text/files.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
 
 namespace ftb {
 namespace {

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <map>
 
-#include "core/text/json_fields.h"
+#include "core/base/json_fields.h"
 
 namespace ftb {
 namespace {

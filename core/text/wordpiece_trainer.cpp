@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 #include "core/text/tokenizer.h"
 
 namespace ftb {

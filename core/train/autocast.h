@@ -1,10 +1,9 @@
 // Autocast from C++: the thread-local switches behind Python's torch.autocast,
 // and an RAII guard with the same semantics. Header-only (a few calls).
 //
-// 2.4+ names take the device type (at::autocast::set_autocast_enabled(kCUDA, on));
-// 1.13 has one function per device (set_enabled = CUDA, set_cpu_enabled, ...).
-// 2.x still has the old names, but as deprecated wrappers that warn at compile
-// time and at run time, so project code calls ftb::compat::* only.
+// The names that take the device type (at::autocast::set_autocast_enabled(kCUDA,
+// on)); the older per-device names (set_enabled, set_cpu_enabled, ...) are
+// deprecated wrappers that warn at compile time and at run time.
 //
 // Autocast state is per thread: a thread we start does not inherit it.
 #pragma once
@@ -17,46 +16,15 @@
 #include <string>
 
 #include "core/model/compat.h"
-#include "core/train/precision.h"
+#include "core/measure/precision.h"
 
 namespace ftb::compat {
-
-#if FTB_TORCH_AT_LEAST(2, 4)
 
 inline bool autocast_enabled(c10::DeviceType dev) { return at::autocast::is_autocast_enabled(dev); }
 inline void set_autocast_enabled(c10::DeviceType dev, bool on) { at::autocast::set_autocast_enabled(dev, on); }
 inline at::ScalarType autocast_dtype(c10::DeviceType dev) { return at::autocast::get_autocast_dtype(dev); }
 inline void set_autocast_dtype(c10::DeviceType dev, at::ScalarType t) { at::autocast::set_autocast_dtype(dev, t); }
 
-#else  // 1.13: CPU and CUDA only (XPU exists there too, but we never run on it)
-
-[[noreturn]] inline void autocast_device_error(c10::DeviceType dev) {
-  throw std::invalid_argument("autocast: device type " + c10::DeviceTypeName(dev) +
-                              " is not supported before LibTorch 2.4 (cpu, cuda only)");
-}
-inline bool autocast_enabled(c10::DeviceType dev) {
-  if (dev == c10::DeviceType::CUDA) return at::autocast::is_enabled();
-  if (dev == c10::DeviceType::CPU) return at::autocast::is_cpu_enabled();
-  autocast_device_error(dev);
-}
-inline void set_autocast_enabled(c10::DeviceType dev, bool on) {
-  if (dev == c10::DeviceType::CUDA) return at::autocast::set_enabled(on);
-  if (dev == c10::DeviceType::CPU) return at::autocast::set_cpu_enabled(on);
-  autocast_device_error(dev);
-}
-inline at::ScalarType autocast_dtype(c10::DeviceType dev) {
-  if (dev == c10::DeviceType::CUDA) return at::autocast::get_autocast_gpu_dtype();
-  if (dev == c10::DeviceType::CPU) return at::autocast::get_autocast_cpu_dtype();
-  autocast_device_error(dev);
-}
-// 1.13 throws here for CPU + fp16 ("AutocastCPU only support Bfloat16").
-inline void set_autocast_dtype(c10::DeviceType dev, at::ScalarType t) {
-  if (dev == c10::DeviceType::CUDA) return at::autocast::set_autocast_gpu_dtype(t);
-  if (dev == c10::DeviceType::CPU) return at::autocast::set_autocast_cpu_dtype(t);
-  autocast_device_error(dev);
-}
-
-#endif
 
 }  // namespace ftb::compat
 

@@ -4,15 +4,15 @@
 // when a batch is built, never what it holds.
 #include "core/train/batching.h"
 
-#include "core/text/fnv_hash.h"
+#include "core/base/fnv_hash.h"
 
 #include <algorithm>
 #include <chrono>
 #include <numeric>
 #include <random>
 
-#include "core/text/errors.h"
-#include "core/text/portable_random.h"
+#include "core/base/errors.h"
+#include "core/base/portable_random.h"
 
 namespace ftb {
 
@@ -63,14 +63,6 @@ TokenizedSplit tokenize_split(const WordPieceTokenizer& tokenizer,
     if (e) std::rethrow_exception(e);
   return out;
 }
-
-Padding padding_from_string(const std::string& s) {
-  if (s == "max_length") return Padding::max_length;
-  if (s == "longest") return Padding::longest;
-  input_error("padding", "unknown value \"" + s + "\" (expected max_length or longest)");
-}
-
-std::string to_string(Padding p) { return p == Padding::max_length ? "max_length" : "longest"; }
 
 BatchLoader::BatchLoader(const TokenizedSplit& split, LoaderOptions options)
     : split_(split), opt_(options) {

@@ -18,6 +18,7 @@
 
 #include "core/text/text_data.h"
 #include "core/text/tokenizer.h"
+#include "core/train/train_options.h"
 
 namespace ftb {
 
@@ -36,9 +37,6 @@ TokenizedSplit tokenize_split(const WordPieceTokenizer& tokenizer,
                               const std::vector<Example>& examples, int max_length,
                               int threads);
 
-enum class Padding { max_length, longest };
-Padding padding_from_string(const std::string& s);  // "max_length" | "longest"
-std::string to_string(Padding p);
 
 struct Batch {
   torch::Tensor input_ids;       // (B, T) int64

@@ -1,33 +1,22 @@
 #include "core/train/foreach_adam.h"
 
 #include <cmath>
-#include <sstream>
-#include <type_traits>
 
 #include "core/model/compat.h"
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 
 namespace ftb {
 namespace {
 
-// The optimizer's state map is keyed by the TensorImpl pointer in 2.x and by
-// its string form in 1.13: use whatever key type the map has.
+// The optimizer's state map is keyed by the parameter's TensorImpl pointer.
 template <class Map>
-typename Map::key_type state_key(const Map&, const torch::Tensor& p) {
-  if constexpr (std::is_same_v<typename Map::key_type, void*>) return p.unsafeGetTensorImpl();
-  else {  // 1.13: c10::guts::to_string(impl), i.e. the pointer through an ostream
-    std::ostringstream key;
-    key << p.unsafeGetTensorImpl();
-    return key.str();
-  }
+void* state_key(const Map&, const torch::Tensor& p) {
+  return p.unsafeGetTensorImpl();
 }
 
 }  // namespace
 
 torch::Tensor ForeachAdam::step(LossClosure closure) {
-#if !FTB_TORCH_AT_LEAST(2, 0)
-  return torch::optim::Adam::step(std::move(closure));  // no foreach lerp before 2.0
-#else
   torch::NoGradGuard no_grad;
   torch::Tensor loss;
   if (closure) {
@@ -73,7 +62,6 @@ torch::Tensor ForeachAdam::step(LossClosure closure) {
     at::_foreach_addcdiv_(params, exp_avgs, denom, step_sizes);
   }
   return loss;
-#endif
 }
 
 }  // namespace ftb

@@ -48,15 +48,11 @@ void FusedAdam::step(const std::vector<torch::Tensor>& grads, const torch::Tenso
   // Increment before the kernel, which reads the step from device memory
   // (as torch/optim/adam.py's _fused_adam does).
   at::_foreach_add_(steps_, 1);
-  compat::optional<at::Tensor> scale, inf;
+  std::optional<at::Tensor> scale, inf;
   if (grad_scale.defined()) scale = grad_scale;
   if (found_inf.defined()) inf = found_inf;
-#if FTB_TORCH_AT_LEAST(2, 0)
   at::_fused_adam_(params_, grads, exp_avg_, exp_avg_sq_, /*max_exp_avg_sqs=*/{}, steps_, lr_, beta1_, beta2_,
                    /*weight_decay=*/0.0, eps_, /*amsgrad=*/false, /*maximize=*/false, scale, inf);
-#else
-  TORCH_CHECK(false, "FusedAdam: no fused Adam kernel before LibTorch 2.0");  // the constructor refuses first
-#endif
   // A skipped step (inf/NaN gradients) must not count.
   if (found_inf.defined()) at::_foreach_sub_(steps_, std::vector<torch::Tensor>(steps_.size(), found_inf));
 }

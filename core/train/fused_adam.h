@@ -8,7 +8,7 @@
 //
 // Same math as torch::optim::Adam / torch.optim.Adam(fused=True). The fused
 // kernel exists on CUDA from LibTorch 2.0 and on the CPU from 2.4; where it is
-// missing (Debian's 1.13) the same math runs as per-tensor ATen ops, and
+// missing (another device type) the same math runs as per-tensor ATen ops, and
 // kernel() says which ran.
 #pragma once
 

@@ -25,7 +25,7 @@ void composite_check_and_unscale_(const std::vector<torch::Tensor>& grads, torch
   finite.reserve(grads.size());
   for (const auto& g : grads) finite.push_back(torch::isfinite(g).all());
   found_inf.copy_(torch::maximum(found_inf, torch::stack(finite).all().logical_not().to(found_inf.dtype())));
-  for (const auto& g : grads) g.mul_(inv_scale);  // 1.13 has no _foreach_mul_(list, Tensor)
+  for (const auto& g : grads) g.mul_(inv_scale);
 }
 
 // Same semantics as the CUDA/CPU kernel of _amp_update_scale_, including
@@ -54,12 +54,7 @@ GradScaler::GradScaler(GradScalerOptions options) : options_(options) {
 
 bool GradScaler::native_ops(const torch::Device& device) const {
   if (options_.force_composite) return false;
-  if (device.is_cuda()) return true;
-#if FTB_TORCH_AT_LEAST(2, 3)
-  return device.is_cpu();  // CPU kernels: PR #109281 (2.3)
-#else
-  return false;
-#endif
+  return device.is_cuda() || device.is_cpu();
 }
 
 void GradScaler::require_scale(const char* caller) const {

@@ -2,8 +2,8 @@
 // (LibTorch has no class for it), built on ATen's own AMP ops:
 //   at::_amp_foreach_non_finite_check_and_unscale_  (grads *= 1/scale, found_inf |= any non-finite)
 //   at::_amp_update_scale_                           (back off on inf, grow after N clean steps)
-// Both have CUDA kernels in every version and CPU kernels from 2.3; where the
-// CPU kernel is missing (Debian's 1.13) a composite with the same semantics runs.
+// Both have CUDA and CPU kernels; a composite with the same semantics runs on
+// other devices, and in the tests that check it against the kernels.
 //
 // Per step, exactly as in Python:
 //   optimizer.zero_grad();
@@ -36,7 +36,7 @@ struct GradScalerOptions {
   int64_t growth_interval = 2000;
   bool enabled = true;            // false: scale() is the identity, step() always steps
   // Use the composite ops even where ATen has kernels: how the tests check the
-  // 1.13 fallback against the native kernels on a 2.x build.
+  // composite against the native kernels.
   bool force_composite = false;
 };
 

@@ -4,7 +4,7 @@
 #include <mutex>
 
 #include "core/model/compat.h"
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 #include "core/train/foreach_adam.h"
 
 namespace ftb {
@@ -31,10 +31,6 @@ class FusedTorchAdam : public torch::optim::Adam {
 };
 
 bool probe_fused(const torch::Device& device) {
-#if !FTB_TORCH_AT_LEAST(2, 0)
-  (void)device;
-  return false;  // _fused_adam_ appeared in 2.0 (CUDA); calling it would not compile
-#else
   try {
     auto p = torch::zeros({1}, torch::TensorOptions().device(device));
     auto g = torch::ones({1}, p.options());
@@ -44,19 +40,9 @@ bool probe_fused(const torch::Device& device) {
   } catch (const c10::Error&) {
     return false;  // "Could not run 'aten::_fused_adam_' with arguments from the 'CPU' backend"
   }
-#endif
 }
 
 }  // namespace
-
-std::string to_string(AdamKernel k) {
-  switch (k) {
-    case AdamKernel::loop: return "loop";
-    case AdamKernel::foreach: return "foreach";
-    case AdamKernel::fused: return "fused";
-  }
-  return "loop";
-}
 
 bool fused_adam_available(const torch::Device& device) {
   static std::mutex mu;
@@ -67,17 +53,12 @@ bool fused_adam_available(const torch::Device& device) {
   return it->second;
 }
 
-AdamKernel resolve_adam_kernel(const std::string& setting, const torch::Device& device) {
-  if (setting == "auto") return device.is_cuda() ? AdamKernel::foreach : AdamKernel::loop;
-  if (setting == "loop") return AdamKernel::loop;
-  if (setting == "foreach") return AdamKernel::foreach;
-  if (setting == "fused") {
-    if (!fused_adam_available(device))
-      input_error("adam", "this LibTorch (" + std::string(TORCH_VERSION) + ") has no fused Adam kernel for " +
-                              device.str() + " (use auto, loop or foreach)");
-    return AdamKernel::fused;
-  }
-  input_error("adam", "unknown Adam implementation \"" + setting + "\" (auto, loop, foreach, fused)");
+AdamKernel resolve_adam_kernel(std::optional<AdamKernel> setting, const torch::Device& device) {
+  if (!setting) return device.is_cuda() ? AdamKernel::foreach : AdamKernel::loop;
+  if (*setting == AdamKernel::fused && !fused_adam_available(device))
+    input_error("adam", "this LibTorch (" + std::string(TORCH_VERSION) + ") has no fused Adam kernel for " +
+                            device.str() + " (use auto, loop or foreach)");
+  return *setting;
 }
 
 std::unique_ptr<torch::optim::Adam> make_adam(std::vector<torch::Tensor> params, double lr, AdamKernel kernel) {

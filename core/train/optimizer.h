@@ -8,32 +8,32 @@
 // Rows whose technique needs a different optimizer take make_device_adam:
 // cuda_graph (a capturable step: step counters on the device) and the
 // data-parallel rows (the step over flat bucket views or this rank's shard).
-// Kernels are chosen by what the LibTorch at hand offers: fused needs CUDA on
-// LibTorch >= 2.0 and the CPU on >= 2.4, which is probed at run time, so every
-// row runs on Debian's 1.13 too (see fused_adam_available).
+// Kernels are chosen by what the LibTorch at hand offers for the device
+// (fused: CUDA and, from LibTorch 2.4, the CPU), probed at run time (see
+// fused_adam_available).
 #pragma once
 
 #include <torch/torch.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/train/fused_adam.h"
+#include "core/train/train_options.h"
 
 namespace ftb {
 
-enum class AdamKernel { loop, foreach, fused };
-std::string to_string(AdamKernel k);
 
 // Whether this LibTorch has the fused Adam kernel for the device type
 // (probed once per device type with a one-element call; cached).
 bool fused_adam_available(const torch::Device& device);
 
-// The config key `adam`: auto (what torch.optim.Adam picks: foreach on CUDA,
-// loop on CPU) | loop | foreach | fused. InputError naming `adam` for an
-// unknown name or for fused where this LibTorch has no fused kernel.
-AdamKernel resolve_adam_kernel(const std::string& setting, const torch::Device& device);
+// The config key `adam`: auto (nullopt: what torch.optim.Adam picks, foreach
+// on CUDA, loop on CPU) | loop | foreach | fused. InputError naming `adam`
+// for fused where this LibTorch has no fused kernel.
+AdamKernel resolve_adam_kernel(std::optional<AdamKernel> setting, const torch::Device& device);
 
 // The torch::optim::Adam for the plain-loop rows (GradScaler and the Trainer
 // drive it like any torch::optim optimizer).

@@ -6,8 +6,9 @@
 #include <type_traits>
 
 #include "core/model/hf_config.h"
-#include "core/text/allocator.h"
-#include "core/text/errors.h"
+#include "core/base/allocator.h"
+#include "core/base/errors.h"
+#include "core/base/text_format.h"
 
 namespace ftb {
 namespace {
@@ -64,10 +65,29 @@ std::string num(T v) {
   Field{#name, help, [](const RunConfig& c) { return num(c.name); },                          \
         [](const RunConfig& c) { return nlohmann::json(c.name); },                            \
         [](RunConfig& c, const std::string& v) { c.name = parse_number<type>(#name, v); }}
-#define FTB_PRECISION(name, help)                                                             \
+// A choice (core/base/choices.h): its name in the table and the report.
+#define FTB_CHOICE(name, help)                                                                \
+  Field{#name, help, [](const RunConfig& c) { return to_string(c.name); },                    \
+        [](const RunConfig& c) { return nlohmann::json(to_string(c.name)); },                 \
+        [](RunConfig& c, const std::string& v) { c.name = parse_choice<decltype(c.name)>(v, #name); }}
+// A choice that may be left to ftbench: "auto" = nullopt.
+#define FTB_SETTING(name, help)                                                               \
   Field{#name, help, [](const RunConfig& c) { return setting_to_string(c.name); },            \
         [](const RunConfig& c) { return nlohmann::json(setting_to_string(c.name)); },         \
-        [](RunConfig& c, const std::string& v) { c.name = parse_precision_setting(v, #name); }}
+        [](RunConfig& c, const std::string& v) {                                              \
+          c.name = parse_setting<typename decltype(c.name)::value_type>(v, #name);            \
+        }}
+// A switch: off | on.
+#define FTB_SWITCH(name, help)                                                                \
+  Field{#name, help, [](const RunConfig& c) { return std::string(c.name ? "on" : "off"); },   \
+        [](const RunConfig& c) { return nlohmann::json(c.name ? "on" : "off"); },             \
+        [](RunConfig& c, const std::string& v) { c.name = parse_switch(v, #name); }}
+
+bool parse_switch(const std::string& text, const std::string& key) {
+  if (text == "on") return true;
+  if (text == "off") return false;
+  input_error(key, "\"" + text + "\" is not one of off, on");
+}
 
 const std::vector<Field>& fields() {
   static const std::vector<Field> f = {
@@ -76,7 +96,7 @@ const std::vector<Field>& fields() {
             [](const RunConfig& c) { return nlohmann::json(c.scenarios); },
             [](RunConfig& c, const std::string& v) { c.scenarios = split_list(v); }},
       FTB_STR(model_dir, "HF model folder; empty = embedded default"),
-      FTB_STR(init, "with model_dir: pretrained (its weights) | random (its architecture, fresh weights)"),
+      FTB_CHOICE(init, "with model_dir: pretrained (its weights) | random (its architecture, fresh weights)"),
       FTB_STR(data, "IMDB archive/folder or CSV; empty = synthetic corpus"),
       FTB_STR(vocab, "vocab.txt or tokenizer.json; empty = model_dir's or trained from the corpus (vocab_size)"),
       FTB_STR(device, "auto | cpu | cuda | cuda:N"),
@@ -84,30 +104,30 @@ const std::vector<Field>& fields() {
       FTB_NUM(world_size, int, "ranks of distributed scenarios; 0 = GPUs on CUDA, 2 on CPU"),
       FTB_NUM(bucket_mb, double, "gradient bucket cap, MiB (DDP's bucket_cap_mb)"),
       FTB_NUM(dist_timeout_s, double, "rendezvous/collective timeout, s"),
-      FTB_PRECISION(dp_precision, "ddp/sharded/zero2/zero2_offload: auto (16-mixed on CUDA, 32 on CPU) | 32 | bf16-mixed | 16-mixed"),
+      FTB_SETTING(dp_precision, "ddp/sharded/zero2/zero2_offload: auto (16-mixed on CUDA, 32 on CPU) | 32 | bf16-mixed | 16-mixed"),
       FTB_NUM(max_device_bytes, int64_t, "distributed rows: device bytes a rank may keep for parameters, gradients, optimizer state (and zero3's gathered units); 0 = no budget"),
-      FTB_STR(fabric_strategy, "fabric: ddp | sharded | zero2 | zero2_offload | zero3 | zero3_offload (or deepspeed_stage_1/2/2_offload/3/3_offload, fsdp, FULL_SHARD, SHARD_GRAD_OP, NO_SHARD)"),
-      FTB_PRECISION(fabric_precision, "fabric: auto (16-mixed on CUDA, bf16-mixed on CPU) | 32 | bf16-mixed | 16-mixed"),
+      FTB_CHOICE(fabric_strategy, "fabric: ddp | sharded | zero2 | zero2_offload | zero3 | zero3_offload (or deepspeed_stage_1/2/2_offload/3/3_offload, fsdp, FULL_SHARD, SHARD_GRAD_OP, NO_SHARD)"),
+      FTB_SETTING(fabric_precision, "fabric: auto (16-mixed on CUDA, bf16-mixed on CPU) | 32 | bf16-mixed | 16-mixed"),
       FTB_NUM(epochs, int, "training epochs"),
       FTB_NUM(batch_size, int, "training batch size (per rank)"),
       FTB_NUM(eval_batch_size, int, "evaluation batch size; 0 = batch_size"),
       FTB_NUM(lr, double, "Adam learning rate"),
-      FTB_STR(adam, "Adam kernels: auto (foreach on CUDA, loop on CPU) | loop | foreach"),
+      FTB_SETTING(adam, "Adam kernels: auto (foreach on CUDA, loop on CPU) | loop | foreach | fused"),
       FTB_NUM(seed, uint64_t, "seed of every generator"),
       FTB_NUM(max_steps, int, "training steps per epoch; 0 = whole epoch"),
       FTB_NUM(eval_max_batches, int, "validation/test batches; 0 = all"),
       FTB_NUM(warmup_steps, int, "steps excluded from step-time statistics"),
       FTB_NUM(max_length, int, "tokens per sequence after truncation"),
-      FTB_STR(padding, "max_length (pad to max_length) | longest (per batch)"),
-      FTB_STR(bucketing, "off | on: batches of similar length (needs padding=longest), batch order still shuffled"),
+      FTB_CHOICE(padding, "max_length (pad to max_length) | longest (per batch)"),
+      FTB_SWITCH(bucketing, "off | on: batches of similar length (needs padding=longest), batch order still shuffled"),
       FTB_NUM(limit, int64_t, "keep the first N shuffled examples; 0 = all"),
       FTB_NUM(synthetic_count, int64_t, "reviews in the synthetic corpus"),
       FTB_NUM(label_noise, double, "fraction of synthetic labels flipped"),
-      FTB_STR(synthetic_lengths, "synthetic review lengths: compact (40-150 words) | imdb (IMDB's distribution: median 231 tokens)"),
+      FTB_CHOICE(synthetic_lengths, "synthetic review lengths: compact (40-150 words) | imdb (IMDB's distribution: median 231 tokens)"),
       FTB_NUM(vocab_size, int, "WordPiece vocabulary trained from the corpus: entries; 0 = auto (every word seen twice whole, at most 8000)"),
       FTB_NUM(prefetch, int, "batches prepared ahead by the loader thread; -1 = auto (0 on a CPU with no spare core)"),
-      FTB_STR(allocator, "glibc malloc: tuned (fixed mmap/trim thresholds, also for the peer and ranks) | system (glibc's moving default)"),
-      FTB_STR(model_type, "embedded model family: distilbert | bert"),
+      FTB_CHOICE(allocator, "glibc malloc: tuned (fixed mmap/trim thresholds, also for the peer and ranks) | system (glibc's moving default)"),
+      FTB_CHOICE(model_type, "embedded model family: distilbert | bert"),
       FTB_NUM(dim, int, "embedded model width"),
       FTB_NUM(n_layers, int, "embedded model layers"),
       FTB_NUM(n_heads, int, "embedded model attention heads"),
@@ -115,7 +135,10 @@ const std::vector<Field>& fields() {
       FTB_NUM(dropout, double, "embedded model dropout"),
       FTB_NUM(model_vocab_size, int, "embedded model vocabulary; 0 = tokenizer's"),
       FTB_NUM(threads, int, "intra-op threads; 0 = all cores"),
-      FTB_STR(peak, "MFU's peak: measured | datasheet | TFLOP/s per device"),
+      Field{"peak", "MFU's peak: measured | datasheet | TFLOP/s per device",
+            [](const RunConfig& c) { return to_string(c.peak); },
+            [](const RunConfig& c) { return nlohmann::json(to_string(c.peak)); },
+            [](RunConfig& c, const std::string& v) { c.peak = parse_peak(v); }},
   };
   return f;
 }
@@ -135,13 +158,8 @@ PeakSetting parse_peak(const std::string& value) {
   input_error("peak", "\"" + value + "\" is not measured, datasheet or a positive number of TFLOP/s");
 }
 
-std::string to_string(PeakSource s) {
-  switch (s) {
-    case PeakSource::measured: return "measured";
-    case PeakSource::datasheet: return "datasheet";
-    case PeakSource::given: return "given";
-  }
-  return "measured";
+std::string to_string(const PeakSetting& peak) {
+  return peak.source == PeakSource::given ? shortest_double(peak.tflops) : to_string(peak.source);
 }
 
 std::vector<std::string> preset_names() { return {"smoke", "paper", "synthetic-full", "mfu", "pretrained-small"}; }
@@ -167,7 +185,7 @@ RunConfig preset_config(const std::string& name) {
     c.vocab_size = 0;
     c.dim = 64, c.n_layers = 2, c.n_heads = 4, c.hidden_dim = 128;
     c.max_length = 128;
-    c.padding = "longest";
+    c.padding = Padding::longest;
     c.batch_size = 32;
     c.lr = 1e-3;
     c.epochs = 3;
@@ -188,7 +206,7 @@ RunConfig preset_config(const std::string& name) {
     // what the time buys. Needs --model (tools/get_pretrained.sh) and --data.
     c.scenarios = {"baseline"};
     c.max_length = 192;
-    c.padding = "longest";
+    c.padding = Padding::longest;
     c.epochs = 1;
     return c;
   }
@@ -197,7 +215,7 @@ RunConfig preset_config(const std::string& name) {
     // Presets for GPUs take 3 repeats: a speed-up with an interval.
     c.repeats = 3;
     c.synthetic_count = 20000;
-    c.synthetic_lengths = "imdb";  // padding and bucketing as on real reviews
+    c.synthetic_lengths = SyntheticLengths::imdb;  // padding and bucketing as on real reviews
     c.model_vocab_size = 30522;
     c.vocab_size = 8000;
     if (name == "mfu") {
@@ -224,74 +242,34 @@ void apply_override(RunConfig& config, const std::string& assignment) {
   input_error(key, "unknown config key (see `ftbench run --help` for the keys)");
 }
 
-const std::vector<std::pair<std::string, std::string>>& strategy_names() {
-  static const std::vector<std::pair<std::string, std::string>> names = {
-      {"ddp", "ddp"},
-      {"sharded", "sharded"},
-      {"zero2", "zero2"},
-      {"zero2_offload", "zero2_offload"},
-      {"zero3", "zero3"},
-      {"zero3_offload", "zero3_offload"},
-      {"deepspeed_stage_1", "sharded"},
-      {"deepspeed_stage_2", "zero2"},
-      {"deepspeed_stage_2_offload", "zero2_offload"},
-      {"deepspeed_stage_3", "zero3"},
-      {"deepspeed_stage_3_offload", "zero3_offload"},
-      {"fsdp", "zero3"},
-      {"FULL_SHARD", "zero3"},
-      {"NO_SHARD", "ddp"},
-      {"SHARD_GRAD_OP", "zero2"},
-  };
-  return names;
-}
-
-std::string canonical_strategy(const std::string& name, const std::string& key) {
-  std::string known;
-  for (const auto& [alias, row] : strategy_names()) {
-    if (alias == name) return row;
-    known += (known.empty() ? "" : ", ") + alias;
-  }
-  input_error(key, "unknown strategy \"" + name + "\" (" + known + ")");
-}
-
 void validate(const RunConfig& c) {
   auto require = [](bool ok, const char* key, const std::string& what) {
     if (!ok) input_error(key, what);
   };
   require(c.repeats >= 1, "repeats", "must be >= 1");
-  parse_peak(c.peak);
   require(c.world_size >= 0, "world_size", "must be >= 0 (0 = auto)");
   require(c.bucket_mb > 0, "bucket_mb", "must be > 0");
   require(c.dist_timeout_s > 0, "dist_timeout_s", "must be > 0");
-  canonical_strategy(c.fabric_strategy, "fabric_strategy");
   require(c.max_device_bytes >= 0, "max_device_bytes", "must be >= 0 (0 = no budget)");
   require(c.epochs >= 1, "epochs", "must be >= 1");
   require(c.batch_size >= 1, "batch_size", "must be >= 1");
   require(c.eval_batch_size >= 0, "eval_batch_size", "must be >= 0");
   require(c.lr > 0, "lr", "must be > 0");
-  require(c.adam == "auto" || c.adam == "loop" || c.adam == "foreach", "adam", "must be auto, loop or foreach");
   require(c.max_steps >= 0, "max_steps", "must be >= 0");
   require(c.eval_max_batches >= 0, "eval_max_batches", "must be >= 0");
   require(c.warmup_steps >= 0, "warmup_steps", "must be >= 0");
   require(c.max_length >= 2, "max_length", "must be >= 2 ([CLS] and [SEP])");
-  require(c.padding == "max_length" || c.padding == "longest", "padding", "must be max_length or longest");
-  require(c.bucketing == "off" || c.bucketing == "on", "bucketing", "must be off or on");
-  require(c.bucketing == "off" || c.padding == "longest", "bucketing",
+  require(!c.bucketing || c.padding == Padding::longest, "bucketing",
           "on needs padding=longest (padded to max_length, every batch has the same length)");
   require(c.limit >= 0, "limit", "must be >= 0");
   require(c.synthetic_count >= 10, "synthetic_count", "must be >= 10");
   require(c.label_noise >= 0 && c.label_noise < 0.5, "label_noise", "must be in [0, 0.5)");
-  require(c.synthetic_lengths == "compact" || c.synthetic_lengths == "imdb", "synthetic_lengths",
-          "must be compact or imdb");
   require(c.vocab_size == 0 || c.vocab_size >= 100, "vocab_size", "must be 0 (auto) or >= 100");
   require(c.prefetch >= -1, "prefetch", "must be >= 0, or -1 (auto)");
-  parse_malloc_mode(c.allocator, "allocator");
   require(c.dim >= 1 && c.n_heads >= 1 && c.dim % c.n_heads == 0, "n_heads", "must divide dim");
   require(c.n_layers >= 1, "n_layers", "must be >= 1");
   require(c.hidden_dim >= 1, "hidden_dim", "must be >= 1");
   require(c.dropout >= 0 && c.dropout < 1, "dropout", "must be in [0, 1)");
-  require(c.init == "pretrained" || c.init == "random", "init", "must be pretrained or random");
-  parse_model_type(c.model_type, "model_type");
   require(c.model_vocab_size >= 0, "model_vocab_size", "must be >= 0");
   require(c.threads >= 0, "threads", "must be >= 0");
 }

@@ -11,18 +11,37 @@
 #include <utility>
 #include <vector>
 
-#include "core/train/precision.h"
+#include "core/base/allocator.h"
+#include "core/measure/precision.h"
+#include "core/model/hf_config.h"
+#include "core/text/text_data.h"
+#include "core/train/train_options.h"
 
 namespace ftb {
+
+// MFU's peak: where it comes from and, for a given number, its TFLOP/s.
+enum class PeakSource { measured, datasheet, given };
+template <>
+struct Choices<PeakSource> {
+  static constexpr std::pair<PeakSource, std::string_view> names[] = {
+      {PeakSource::measured, "measured"}, {PeakSource::datasheet, "datasheet"}, {PeakSource::given, "given"}};
+};
+struct PeakSetting {
+  PeakSource source = PeakSource::measured;
+  double tflops = 0;  // given
+};
+// "measured" | "datasheet" | a positive number of TFLOP/s; InputError naming peak.
+PeakSetting parse_peak(const std::string& value);
+std::string to_string(const PeakSetting& peak);  // as parse_peak reads it
 
 struct RunConfig {
   std::string preset = "smoke";
   std::vector<std::string> scenarios;  // empty = every registered scenario
   std::string model_dir;  // HF folder (config.json, model.safetensors, vocab.txt or tokenizer.json); "" = embedded default
-  // With model_dir: "pretrained" loads its weights (from_pretrained), "random"
+  // With model_dir: pretrained loads its weights (from_pretrained), random
   // keeps the architecture and tokenizer but starts from fresh weights
   // (from_config): the control run for what pre-training buys.
-  std::string init = "pretrained";
+  ModelInit init = ModelInit::pretrained;
   std::string data;       // IMDB archive/folder, CSV, or train/val/test.csv folder; "" = synthetic
   std::string vocab;      // vocab.txt or tokenizer.json; "" = model_dir's, else built from the training text
   std::string device = "auto";
@@ -38,7 +57,7 @@ struct RunConfig {
   // that needs more fails saying so, as a device of that size would.
   // 0 = no budget.
   int64_t max_device_bytes = 0;
-  std::string fabric_strategy = "zero2";  // strategy_names(): ftbench's row names, or DeepSpeed's/FSDP's
+  Strategy fabric_strategy = Strategy::zero2;  // ftbench's row names, or DeepSpeed's/FSDP's (train_options.h)
   std::optional<Precision> fabric_precision;  // nullopt = auto (16-mixed on CUDA, bf16-mixed on CPU)
 
   // Training (the reference: 3 epochs, batch 12, Adam lr 5e-5, seed 123).
@@ -46,7 +65,7 @@ struct RunConfig {
   int batch_size = 12;
   int eval_batch_size = 0;  // 0 = batch_size
   double lr = 5e-5;
-  std::string adam = "auto";  // auto (PyTorch's pick: foreach on CUDA, loop on CPU) | loop | foreach
+  std::optional<AdamKernel> adam;  // auto = nullopt (PyTorch's pick: foreach on CUDA, loop on CPU) | loop | foreach | fused
   uint64_t seed = 123;
   int max_steps = 0;         // per-epoch cap on training steps; 0 = the whole epoch
   int eval_max_batches = 0;  // cap on validation/test batches; 0 = all
@@ -54,12 +73,12 @@ struct RunConfig {
 
   // Data and tokenization (the reference pads every sequence to 512).
   int max_length = 512;
-  std::string padding = "max_length";  // max_length | longest
-  std::string bucketing = "off";       // on: batches of similar length (needs padding=longest); order still shuffled
+  Padding padding = Padding::max_length;
+  bool bucketing = false;  // on: batches of similar length (needs padding=longest); order still shuffled
   int64_t limit = 0;                   // keep the first N shuffled examples; 0 = all
   int64_t synthetic_count = 5000;      // size of the synthetic corpus
   double label_noise = 0.05;
-  std::string synthetic_lengths = "compact";  // compact | imdb (core/text/text_data.h)
+  SyntheticLengths synthetic_lengths = SyntheticLengths::compact;  // core/text/text_data.h
   // Size of a vocabulary trained from the corpus (WordPiece, when neither
   // vocab nor model_dir gives one); 0 = auto: until every word seen twice in
   // the training split is one token, at most kAutoVocabCap entries
@@ -70,34 +89,25 @@ struct RunConfig {
   // 0, synchronous: on a CPU whose every core computes, a loader thread
   // competes with the compute threads and makes runs land apart).
   int prefetch = -1;
-  // glibc malloc's thresholds for the run (core/text/allocator.h): tuned
+  // glibc malloc's thresholds for the run (core/base/allocator.h): tuned
   // (fixed; the peer and the ranks inherit them) | system (glibc's moving default).
-  std::string allocator = "tuned";
+  MallocMode allocator = MallocMode::tuned;
 
   // Embedded model (used when model_dir is empty); HF DistilBERT names for
   // either family (for bert: hidden_size, num_hidden_layers, ...).
-  std::string model_type = "distilbert";  // distilbert | bert
+  ModelType model_type = ModelType::distilbert;
   int dim = 768, n_layers = 6, n_heads = 12, hidden_dim = 3072;
   double dropout = 0.1;
   int model_vocab_size = 0;  // 0 = the tokenizer's vocabulary size
 
   int threads = 0;  // intra-op threads; 0 = every core of the machine
 
-  // MFU's denominator: "measured" (this run's matmul peak), "datasheet" (the
-  // vendor's dense peak, core/train/datasheet_peaks.h; none for an unknown
+  // MFU's denominator: measured (this run's matmul peak), datasheet (the
+  // vendor's dense peak, core/measure/datasheet_peaks.h; none for an unknown
   // device), or a number in TFLOP/s per device for every precision (a
   // nightly series pins one reference).
-  std::string peak = "measured";
+  PeakSetting peak;
 };
-
-// The peak setting, parsed: kind and, for a number, its TFLOP/s.
-enum class PeakSource { measured, datasheet, given };
-struct PeakSetting {
-  PeakSource source = PeakSource::measured;
-  double tflops = 0;  // given
-};
-PeakSetting parse_peak(const std::string& value);  // InputError naming peak
-std::string to_string(PeakSource s);
 
 // Presets: smoke (default, tiny model on the synthetic corpus, minutes on 2
 // cores), paper (the reference's workload; needs --model and --data),
@@ -108,19 +118,10 @@ std::string to_string(PeakSource s);
 RunConfig preset_config(const std::string& name);  // InputError naming --preset
 std::vector<std::string> preset_names();
 
-// Applies "key=value" (InputError naming the key when unknown or malformed).
+// Applies "key=value" (InputError naming the key when unknown or malformed:
+// a choice's message lists every accepted name).
 void apply_override(RunConfig& config, const std::string& assignment);
 // Checks ranges and combinations; InputError naming the offending key.
-// The strategies fabric_strategy accepts, in the vocabularies users bring:
-// ftbench's rows (ddp, sharded, zero2, zero2_offload, zero3, zero3_offload),
-// Lightning/DeepSpeed's (deepspeed_stage_1/2/3 and their _offload) and
-// FSDP's (fsdp and FULL_SHARD = zero3, SHARD_GRAD_OP = zero2, NO_SHARD =
-// ddp), each with ftbench's row name.
-const std::vector<std::pair<std::string, std::string>>& strategy_names();
-// ftbench's row name for `name` (either vocabulary); InputError naming `key`
-// and listing every accepted name otherwise.
-std::string canonical_strategy(const std::string& name, const std::string& key);
-
 void validate(const RunConfig& config);
 
 nlohmann::json to_json(const RunConfig& config);

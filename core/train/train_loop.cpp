@@ -5,9 +5,9 @@
 #include <limits>
 #include <optional>
 
-#include "core/train/device.h"
-#include "core/text/interrupt.h"
-#include "core/train/phase_recorder.h"
+#include "core/measure/device.h"
+#include "core/base/interrupt.h"
+#include "core/measure/phase_recorder.h"
 
 namespace ftb {
 
@@ -53,7 +53,7 @@ LoopResult run_fine_tuning(SequenceClassifier& model, Loaders loaders,
     int64_t samples = 0, steps = 0, epoch_tokens = 0;
     while (steps < state.steps_per_epoch) {
       // Between steps, outside the timed region: a Ctrl-C ends the row here
-      // (core/text/interrupt.h), never inside a step.
+      // (core/base/interrupt.h), never inside a step.
       throw_if_interrupted();
       const auto t0 = Clock::now();
       std::optional<Batch> batch;

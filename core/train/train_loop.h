@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "core/train/batching.h"
-#include "core/train/phases.h"
+#include "core/measure/phases.h"
 #include "core/train/train_step.h"
-#include "core/train/records.h"
+#include "core/measure/records.h"
 
 namespace ftb {
 

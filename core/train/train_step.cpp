@@ -1,8 +1,8 @@
 #include "core/train/train_step.h"
 
-#include "core/text/interrupt.h"
+#include "core/base/interrupt.h"
 #include "core/train/autocast.h"
-#include "core/train/phase_recorder.h"
+#include "core/measure/phase_recorder.h"
 
 namespace ftb {
 

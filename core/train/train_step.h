@@ -8,7 +8,7 @@
 
 #include "core/train/batching.h"
 #include "core/model/classifier.h"
-#include "core/train/precision.h"
+#include "core/measure/precision.h"
 
 namespace ftb {
 

@@ -11,11 +11,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/text/files.h"
-#include "core/text/text_format.h"
+#include "core/base/files.h"
+#include "core/base/text_format.h"
 #include "core/model/checkpoint.h"
-#include "core/train/device.h"
-#include "core/text/errors.h"
+#include "core/measure/device.h"
+#include "core/base/errors.h"
 
 namespace ftb {
 namespace {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <set>
 
-#include "core/train/device.h"
+#include "core/measure/device.h"
 #include "core/train/optimizer.h"
-#include "core/train/records.h"
+#include "core/measure/records.h"
 #include "core/train/train_step.h"
 
 namespace ftb {

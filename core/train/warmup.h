@@ -8,7 +8,7 @@
 
 #include <torch/torch.h>
 
-#include "core/train/precision.h"
+#include "core/measure/precision.h"
 #include "core/train/run_config.h"
 #include "core/train/workload.h"
 

@@ -1,6 +1,6 @@
 #include "core/train/workload.h"
 
-#include "core/text/fnv_hash.h"
+#include "core/base/fnv_hash.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -9,10 +9,10 @@
 #include <thread>
 
 #include "core/model/checkpoint.h"
-#include "core/train/device.h"
+#include "core/measure/device.h"
 
 #include <ATen/Parallel.h>
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 #include "core/text/text_data.h"
 
 namespace ftb {
@@ -26,7 +26,7 @@ Splits load_splits(const RunConfig& c, std::string* source) {
     so.count = static_cast<std::size_t>(c.synthetic_count);
     so.seed = c.seed;
     so.label_noise = c.label_noise;
-    so.lengths = synthetic_lengths_from_string(c.synthetic_lengths);
+    so.lengths = c.synthetic_lengths;
     *source = "synthetic(count=" + std::to_string(c.synthetic_count) + ", seed=" + std::to_string(c.seed) +
               (so.lengths == SyntheticLengths::compact ? "" : ", lengths=" + to_string(so.lengths)) + ")";
     return split_reference(synthetic_corpus(so), c.seed, static_cast<std::size_t>(c.limit));
@@ -67,7 +67,7 @@ Workload build_workload(const RunConfig& c) {
   Workload w;
   w.seed = c.seed;
   w.model_dir = c.model_dir;
-  w.random_init = c.init == "random";
+  w.random_init = c.init == ModelInit::random;
   if (c.model_dir.empty() && c.preset == "paper")
     input_error("--model", "preset paper needs a distilbert-base-uncased folder (config.json, "
                            "model.safetensors, vocab.txt)");
@@ -85,7 +85,7 @@ Workload build_workload(const RunConfig& c) {
     w.model_config = read_config((fs::path(c.model_dir) / "config.json").string());
   } else {
     auto& m = w.model_config;
-    m.type = parse_model_type(c.model_type, "model_type");
+    m.type = c.model_type;
     m.vocab_size = c.model_vocab_size > 0 ? c.model_vocab_size : static_cast<int64_t>(w.tokenizer->vocab_size());
     m.dim = c.dim, m.n_layers = c.n_layers, m.n_heads = c.n_heads, m.hidden_dim = c.hidden_dim;
     m.dropout = m.attention_dropout = c.dropout;
@@ -162,13 +162,13 @@ LoaderOptions Workload::train_loader_options(const RunConfig& c) const {
   o.batch_size = c.batch_size;
   o.shuffle = true;
   o.drop_last = true;
-  o.padding = padding_from_string(c.padding);
+  o.padding = c.padding;
   o.max_length = c.max_length;
   o.pad_id = tokenizer->pad_id();
   o.seed = c.seed;
   o.prefetch = resolve_prefetch(c);
   o.pin_memory = resolve_device(c.device).is_cuda();  // the loader thread pins; the step's copy is asynchronous
-  o.bucketing = c.bucketing == "on";
+  o.bucketing = c.bucketing;
   return o;
 }
 

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <map>
 
-#include "core/text/json_path.h"
-#include "core/text/text_format.h"
+#include "core/base/json_path.h"
+#include "core/base/text_format.h"
 #include "reports/analysis/intervals.h"
-#include "core/text/json_text.h"
+#include "core/base/json_text.h"
 
 namespace ftb {
 
@@ -90,7 +90,7 @@ constexpr EnvKey kEnvironmentKeys[] = {
     {"intra-op threads", "threads.intra_op"},
     {"inter-op threads", "threads.inter_op"},
     {"data loader prefetch", "loader.prefetch"},
-    {"malloc (core/text/allocator.h)", "allocator.malloc"},
+    {"malloc (core/base/allocator.h)", "allocator.malloc"},
     {"malloc mmap threshold", "allocator.mmap_threshold"},
     {"memory bytes", "memory_bytes"},
     {"fp32 matmul peak TFLOP/s (measured)", "peak_matmul_tflops.by_precision.fp32"},

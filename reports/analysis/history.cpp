@@ -11,10 +11,10 @@
 
 #include <unistd.h>
 
-#include "core/text/errors.h"
-#include "core/text/fnv_hash.h"
-#include "core/text/json_fields.h"
-#include "core/text/json_text.h"
+#include "core/base/errors.h"
+#include "core/base/fnv_hash.h"
+#include "core/base/json_fields.h"
+#include "core/base/json_text.h"
 
 namespace ftb {
 

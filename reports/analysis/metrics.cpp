@@ -1,6 +1,6 @@
 #include "reports/analysis/metrics.h"
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 
 namespace ftb {
 

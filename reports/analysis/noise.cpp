@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "core/text/errors.h"
-#include "core/text/json_fields.h"
+#include "core/base/errors.h"
+#include "core/base/json_fields.h"
 #include "reports/analysis/two_level.h"
 
 namespace ftb {

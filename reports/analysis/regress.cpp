@@ -6,11 +6,11 @@
 #include <functional>
 #include <map>
 
-#include "core/text/errors.h"
-#include "core/text/json_fields.h"
-#include "core/text/text_format.h"
+#include "core/base/errors.h"
+#include "core/base/json_fields.h"
+#include "core/base/text_format.h"
 #include "reports/analysis/intervals.h"
-#include "core/text/json_text.h"
+#include "core/base/json_text.h"
 
 namespace ftb {
 

@@ -1,6 +1,6 @@
 #include "reports/analysis/statistics.h"
 
-#include "core/train/records.h"
+#include "core/measure/records.h"
 #include "reports/analysis/two_level.h"
 
 #include <algorithm>
@@ -44,7 +44,7 @@ double quantile(std::vector<double> x, double q) {
   return sorted_quantile(x, q);
 }
 
-double median(std::vector<double> x) { return ftb::median(std::move(x)); }  // the one median (core/train/records.h)
+double median(std::vector<double> x) { return ftb::median(std::move(x)); }  // the one median (core/measure/records.h)
 
 double order_statistic_coverage(int n, int k) {
   if (n < 1 || k < 1 || 2 * k > n + 1) return kNaN;

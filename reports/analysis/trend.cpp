@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/text/text_format.h"
+#include "core/base/text_format.h"
 #include "reports/analysis/intervals.h"
 
 namespace ftb {

@@ -1,6 +1,6 @@
 #include "reports/analysis/two_level.h"
 
-#include "core/train/records.h"
+#include "core/measure/records.h"
 
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
@@ -53,7 +53,7 @@ double median_variance_factor(int n) {
   double sum = 0, sum2 = 0;
   for (int i = 0; i < kDraws; ++i) {
     for (auto& x : v) x = z(rng);
-    const double m = median(v);  // the one median (core/train/records.h)
+    const double m = median(v);  // the one median (core/measure/records.h)
     sum += m;
     sum2 += m * m;
   }

@@ -1,12 +1,12 @@
 #include "reports/record/report.h"
 
-#include "core/text/errors.h"
-#include "core/text/json_fields.h"
-#include "core/text/files.h"
-#include "core/text/text_format.h"
+#include "core/base/errors.h"
+#include "core/base/json_fields.h"
+#include "core/base/files.h"
+#include "core/base/text_format.h"
 #include "reports/record/report_upgrade.h"
 #include "reports/record/report_values.h"
-#include "core/text/json_text.h"
+#include "core/base/json_text.h"
 
 #include <cerrno>
 #include <charconv>

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "core/text/errors.h"
-#include "core/text/json_fields.h"
+#include "core/base/errors.h"
+#include "core/base/json_fields.h"
 
 namespace ftb {
 

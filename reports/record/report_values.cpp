@@ -3,10 +3,10 @@
 #include <cmath>
 #include <string>
 
-#include "core/text/errors.h"
-#include "core/text/json_fields.h"
-#include "core/text/json_path.h"
-#include "core/text/text_format.h"
+#include "core/base/errors.h"
+#include "core/base/json_fields.h"
+#include "core/base/json_path.h"
+#include "core/base/text_format.h"
 
 namespace ftb {
 

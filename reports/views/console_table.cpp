@@ -6,7 +6,7 @@
 #include <sstream>
 #include <vector>
 
-#include "core/text/text_format.h"
+#include "core/base/text_format.h"
 #include "reports/analysis/intervals.h"
 #include "reports/views/table.h"
 

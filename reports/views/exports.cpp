@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "core/text/errors.h"
-#include "core/text/json_fields.h"
+#include "core/base/errors.h"
+#include "core/base/json_fields.h"
 #include "reports/analysis/intervals.h"
 #include "reports/analysis/metrics.h"
 

@@ -5,7 +5,7 @@
 
 #include "reports/views/report_labels.h"
 #include "reports/views/table.h"
-#include "core/text/json_text.h"
+#include "core/base/json_text.h"
 
 namespace ftb {
 

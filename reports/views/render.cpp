@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/text/subprocess.h"
+#include "core/base/subprocess.h"
 
 namespace ftb {
 

@@ -1,7 +1,7 @@
 #include "reports/views/run_outputs.h"
 
-#include "core/text/files.h"
-#include "core/text/json_text.h"
+#include "core/base/files.h"
+#include "core/base/json_text.h"
 #include "reports/analysis/report_json.h"
 #include "reports/views/table.h"
 #include "reports/views/vega.h"

@@ -1,6 +1,6 @@
 #include "reports/views/table.h"
 
-#include "core/text/text_format.h"
+#include "core/base/text_format.h"
 #include "reports/analysis/intervals.h"
 #include "reports/views/ladder.h"
 #include "reports/analysis/parity.h"

@@ -1,11 +1,11 @@
 #include "reports/views/views.h"
 #include "reports/views/run_outputs.h"
 
-#include "core/text/files.h"
+#include "core/base/files.h"
 #include "reports/views/html_page.h"
 #include "reports/views/report_labels.h"
 #include "reports/views/vega.h"
-#include "core/text/json_text.h"
+#include "core/base/json_text.h"
 
 #include <algorithm>
 #include <climits>

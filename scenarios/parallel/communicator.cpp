@@ -22,7 +22,7 @@
 #include <optional>
 #include <thread>
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 #include "scenarios/parallel/launcher.h"
 
 namespace ftb::dist {
@@ -200,14 +200,12 @@ std::shared_ptr<Communicator> Communicator::create(const DistEnv& env, const tor
 }
 
 Communicator::~Communicator() {
-#if FTB_TORCH_AT_LEAST(2, 0)
   // NCCL wants an explicit shutdown (its communicators and watchdog thread);
   // a no-op for Gloo.
   try {
     if (pg_) pg_->shutdown();
   } catch (...) {
   }
-#endif
 }
 
 void Communicator::probe_collectives() {

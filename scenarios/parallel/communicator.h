@@ -25,11 +25,7 @@
 
 namespace ftb::dist {
 
-#if FTB_TORCH_AT_LEAST(2, 0)
 using BackendBase = c10d::Backend;
-#else
-using BackendBase = c10d::ProcessGroup;
-#endif
 
 // An issued collective. wait() blocks until it is done (on NCCL: until the
 // current stream is ordered after it) and then runs the fallback's epilogue.

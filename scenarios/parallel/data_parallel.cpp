@@ -2,26 +2,30 @@
 
 #include <stdexcept>
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 #include "scenarios/parallel/grad_ready_hook.h"
-#include "core/train/run_config.h"
 
 namespace ftb::dist {
 
-Strategy strategy_from_string(const std::string& name, const std::string& key) {
-  const std::string row = canonical_strategy(name, key);
-  if (row == "ddp") return {Sharding::none, false};
-  if (row == "sharded") return {Sharding::optimizer, false};
-  if (row == "zero2") return {Sharding::gradients, false};
-  if (row == "zero2_offload") return {Sharding::gradients, true};
-  if (row == "zero3") return {Sharding::parameters, false};
-  if (row == "zero3_offload") return {Sharding::parameters, true};
-  throw std::logic_error("strategy_from_string: no strategy for row " + row);
+Sharding sharding_of(Strategy s) {
+  switch (s) {
+    case Strategy::ddp: return Sharding::none;
+    case Strategy::sharded: return Sharding::optimizer;
+    case Strategy::zero2:
+    case Strategy::zero2_offload: return Sharding::gradients;
+    case Strategy::zero3:
+    case Strategy::zero3_offload: return Sharding::parameters;
+  }
+  throw std::logic_error("sharding_of: unknown strategy");
 }
 
-std::string to_string(const Strategy& s) { return to_string(s.sharding) + (s.offload ? "_offload" : ""); }
+bool offloaded(Strategy s) { return s == Strategy::zero2_offload || s == Strategy::zero3_offload; }
 
-Sharding sharding_from_string(const std::string& name) { return strategy_from_string(name).sharding; }
+Strategy strategy_of(Sharding sharding, bool offload) {
+  for (const auto& [s, name] : Choices<Strategy>::names)
+    if (sharding_of(s) == sharding && offloaded(s) == offload) return s;
+  throw std::logic_error("strategy_of: no row shards " + to_string(sharding) + (offload ? " with offload" : ""));
+}
 
 std::string to_string(Sharding s) {
   switch (s) {

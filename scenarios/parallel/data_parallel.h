@@ -42,16 +42,11 @@ namespace ftb::dist {
 enum class Sharding { none, optimizer, gradients, parameters };  // ddp, sharded (ZeRO-1), zero2, zero3
 std::string to_string(Sharding s);
 
-// A strategy: what is sharded, and whether the optimizer is offloaded.
-struct Strategy {
-  Sharding sharding = Sharding::none;
-  bool offload = false;
-};
-// Any name of core/train/run_config.h's strategy_names() (ftbench's rows,
-// DeepSpeed's and FSDP's); InputError naming `key` listing them otherwise.
-Strategy strategy_from_string(const std::string& name, const std::string& key = "strategy");
-std::string to_string(const Strategy& s);  // the row name: "zero2", "zero2_offload" ...
-Sharding sharding_from_string(const std::string& name);  // strategy_from_string(name).sharding
+// A strategy (core/train/train_options.h): what it shards, and whether it
+// offloads the optimizer; and back (std::logic_error for a pair no row runs).
+Sharding sharding_of(Strategy s);
+bool offloaded(Strategy s);
+Strategy strategy_of(Sharding sharding, bool offload);
 
 struct DataParallelOptions {
   Sharding sharding = Sharding::none;

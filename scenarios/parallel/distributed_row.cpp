@@ -5,9 +5,9 @@
 #include <stdexcept>
 
 #include "core/train/autocast.h"
-#include "core/train/device.h"
+#include "core/measure/device.h"
 #include "core/train/grad_scaler.h"
-#include "core/train/phase_recorder.h"
+#include "core/measure/phase_recorder.h"
 
 namespace ftb {
 
@@ -54,7 +54,7 @@ void fill_distributed(ScenarioResult& r, const dist::GradientSync& dp, dist::Com
                       const LoopResult& loop) {
   auto& d = r.distributed;
   d.backend = comm.backend();
-  d.strategy = dist::to_string(dist::Strategy{dp.sharding(), dp.offloaded()});
+  d.strategy = to_string(dist::strategy_of(dp.sharding(), dp.offloaded()));
   d.bucket_cap_bytes = dp.bucket_cap_bytes();
   d.buckets = static_cast<int64_t>(dp.bucket_count());
   d.collective_wait_s = comm.wait_s();
@@ -91,7 +91,7 @@ ScenarioInfo ranks_row(ScenarioInfo s, std::optional<Precision> RunConfig::*prec
 
 ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const ScenarioContext& ctx,
                                  dist::Sharding sharding, const DistEnv& env, bool offload) {
-  const std::string name = dist::to_string(dist::Strategy{sharding, offload});
+  const std::string name = to_string(dist::strategy_of(sharding, offload));
   const auto device = rank_device(c, env);
   const Precision precision = resolve_precision(c.dp_precision, device, Precision::fp32);
   auto comm = join_group(c, env, device, name + "/" + std::to_string(ctx.repeat));

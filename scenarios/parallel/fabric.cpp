@@ -2,18 +2,15 @@
 
 #include <stdexcept>
 
-#include "core/train/device.h"
-#include "core/train/phase_recorder.h"
+#include "core/measure/device.h"
+#include "core/measure/phase_recorder.h"
 #include "scenarios/parallel/fully_sharded.h"
 #include "scenarios/parallel/rank_env.h"
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 
 namespace ftb {
 
-Fabric::Fabric(FabricOptions options)
-    : options_(std::move(options)), precision_(parse_precision(options_.precision, "precision")) {
-  dist::strategy_from_string(options_.strategy);  // validates
-}
+Fabric::Fabric(FabricOptions options) : options_(std::move(options)), precision_(options_.precision) {}
 
 Fabric::~Fabric() = default;
 
@@ -52,12 +49,11 @@ FabricOptimizer& Fabric::setup(SequenceClassifier& model, AdamConfig adam) {
   if (dp_) throw std::logic_error("Fabric::setup: one model per Fabric");
   model->to(device_);  // parameters stay fp32 in every precision (autocast casts inside the ops)
   dist::DataParallelOptions o;
-  const dist::Strategy strategy = dist::strategy_from_string(options_.strategy);
-  o.sharding = strategy.sharding;
-  o.offload = strategy.offload;
+  o.sharding = dist::sharding_of(options_.strategy);
+  o.offload = dist::offloaded(options_.strategy);
   o.bucket_cap_bytes = options_.bucket_cap_bytes;
   o.lr = adam.lr;
-  if (strategy.sharding == dist::Sharding::parameters) dp_ = std::make_unique<dist::FullyShardedUnits>(model, comm_, o);
+  if (o.sharding == dist::Sharding::parameters) dp_ = std::make_unique<dist::FullyShardedUnits>(model, comm_, o);
   else dp_ = std::make_unique<dist::DataParallel>(model->parameters(), comm_, o);
   dp_->broadcast_parameters(0);
   if (precision_ == Precision::fp16_mixed) scaler_ = std::make_unique<GradScaler>();

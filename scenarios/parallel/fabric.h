@@ -38,8 +38,8 @@ namespace ftb {
 struct FabricOptions {
   std::string accelerator = "auto";  // auto | cpu | cuda
   int devices = 0;                   // ranks expected; 0 = whatever the launcher started
-  std::string strategy = "ddp";      // any name of strategy_names() (core/train/run_config.h)
-  std::string precision = "32";      // Lightning's names: 32 | bf16-mixed | 16-mixed (parse_precision)
+  Strategy strategy = Strategy::ddp;     // Lightning's strings parse with parse_choice<Strategy>
+  Precision precision = Precision::fp32;  // ... and parse_choice<Precision> ("32", "bf16-mixed", "16-mixed")
   int64_t bucket_cap_bytes = 25 * 1024 * 1024;
   std::chrono::milliseconds timeout{300000};  // store and collectives
   std::string group_name = "fabric";          // key prefix in the rendezvous store

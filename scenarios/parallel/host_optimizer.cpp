@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "core/train/device.h"
+#include "core/measure/device.h"
 #include "core/train/optimizer.h"
 
 namespace ftb::dist {

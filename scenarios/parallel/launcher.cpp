@@ -28,8 +28,8 @@
 #include <system_error>
 #include <vector>
 
-#include "core/text/errors.h"
-#include "core/text/interrupt.h"
+#include "core/base/errors.h"
+#include "core/base/interrupt.h"
 
 extern char** environ;
 
@@ -85,7 +85,7 @@ extern "C" void on_signal(int sig) {
   if (sig == SIGINT || sig == SIGTERM) {
     g_interrupt = sig;
     g_interrupts = g_interrupts + 1;
-    record_interrupt(sig);  // the run's flag (core/text/interrupt.h): the sweep stops after this row
+    record_interrupt(sig);  // the run's flag (core/base/interrupt.h): the sweep stops after this row
   }
   const int fd = g_wake_fd;
   if (fd >= 0) {

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 
 namespace ftb {
 namespace {

@@ -5,10 +5,10 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "core/text/errors.h"
-#include "core/text/files.h"
-#include "core/train/device.h"
-#include "core/text/interrupt.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
+#include "core/measure/device.h"
+#include "core/base/interrupt.h"
 #include "core/train/workload.h"
 #include "scenarios/parallel/launcher.h"
 #include "scenarios/parallel/rank_env.h"
@@ -16,7 +16,7 @@
 #include "scenarios/runner.h"
 #include "scenarios/parallel/distributed_row.h"
 #include "scenarios/sweep.h"
-#include "core/text/json_text.h"
+#include "core/base/json_text.h"
 
 namespace ftb {
 namespace {

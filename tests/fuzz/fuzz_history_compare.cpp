@@ -4,7 +4,7 @@
 // (both ways, Markdown and JSON), and the regression verdict against it.
 #include <nlohmann/json.hpp>
 
-#include "core/text/json_fields.h"
+#include "core/base/json_fields.h"
 #include "reports/analysis/compare.h"
 #include "reports/analysis/history.h"
 #include "reports/analysis/regress.h"

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <vector>
 
-#include "core/text/files.h"
+#include "core/base/files.h"
 #include "core/text/text_data.h"
 #include "tests/fuzz/fuzz_input.h"
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/text/errors.h"
-#include "core/text/files.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
 
 namespace ftb::fuzz {
 

@@ -1,6 +1,6 @@
 // noise.json (read_noise_file), then `regress --noise` with it: the committed
 // report judged against itself with the fuzzed noise floors.
-#include "core/text/json_fields.h"
+#include "core/base/json_fields.h"
 #include "reports/analysis/noise.h"
 #include "reports/analysis/regress.h"
 #include "tests/fuzz/fuzz_input.h"

@@ -3,7 +3,7 @@
 // `ftbench run` does before any work starts.
 #include "core/train/run_config.h"
 #include "tests/fuzz/fuzz_input.h"
-#include "core/text/json_text.h"
+#include "core/base/json_text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ftb::RunConfig config = ftb::preset_config("smoke");

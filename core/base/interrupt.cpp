@@ -1,4 +1,4 @@
-#include "core/text/interrupt.h"
+#include "core/base/interrupt.h"
 
 #include <atomic>
 

@@ -1,4 +1,4 @@
-#include "core/train/environment.h"
+#include "core/measure/environment.h"
 
 #include <ATen/Parallel.h>
 #include <ATen/Version.h>
@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 #include "core/model/attention.h"
-#include "core/train/build_info.h"
-#include "core/train/nvml.h"
+#include "core/measure/build_info.h"
+#include "core/measure/nvml.h"
 
 namespace ftb {
 

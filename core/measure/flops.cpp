@@ -1,9 +1,9 @@
-#include "core/train/flops.h"
+#include "core/measure/flops.h"
 
 #include <algorithm>
 #include <chrono>
 
-#include "core/train/device.h"
+#include "core/measure/device.h"
 
 namespace ftb {
 

@@ -1,4 +1,4 @@
-#include "core/text/subprocess.h"
+#include "core/base/subprocess.h"
 
 #include <cerrno>
 #include <chrono>

@@ -10,7 +10,7 @@ namespace ftb {
 // physical_cores}, memory_bytes, gpus [{index, name, total_memory_bytes,
 // capability, multiprocessors}], cuda_driver (the CUDA API version the driver
 // supports), driver_version (the NVIDIA driver's, from NVML), nvml (see
-// core/train/nvml.h), libtorch {version, cuda, cudnn, nccl}, compiler,
+// core/measure/nvml.h), libtorch {version, cuda, cudnn, nccl}, compiler,
 // build_type, threads {intra_op, inter_op, parallel_info}, env_vars
 // (thread/device variables that are set), git_commit, git_tree (clean |
 // dirty | unknown, at build time), blas, timestamp.

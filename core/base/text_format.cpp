@@ -1,4 +1,4 @@
-#include "core/text/text_format.h"
+#include "core/base/text_format.h"
 
 #include <algorithm>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "core/train/phase_recorder.h"
+#include "core/measure/phase_recorder.h"
 
 #include <algorithm>
 

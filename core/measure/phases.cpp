@@ -1,6 +1,6 @@
-#include "core/train/phases.h"
+#include "core/measure/phases.h"
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 
 namespace ftb {
 

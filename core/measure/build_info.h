@@ -1,4 +1,4 @@
-// Facts fixed when ftbench was built (core/train/build_info.cpp.in, written
+// Facts fixed when ftbench was built (core/measure/build_info.cpp.in, written
 // by cmake/build_info.cmake at every build).
 #pragma once
 

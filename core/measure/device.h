@@ -34,7 +34,7 @@ void release_cached_memory(const torch::Device& device);
 // ("process_max_rss", the same figure for every row after the largest).
 int64_t peak_memory_bytes(const torch::Device& device, std::string* source = nullptr);
 // Sets LibTorch's intra-op threads explicitly (builds differ in the default:
-// Debian's 1.13 picks half the cores); 0 = every core. Returns the count.
+// some pick half the cores); 0 = every core. Returns the count.
 int configure_threads(int requested);
 
 // Seeds every generator we use (CPU, CUDA).

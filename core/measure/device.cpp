@@ -1,4 +1,4 @@
-#include "core/train/device.h"
+#include "core/measure/device.h"
 
 #include <fstream>
 #include <string>
@@ -8,7 +8,7 @@
 
 #include <sys/resource.h>
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 
 #ifdef FTB_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "core/train/precision.h"
+#include "core/measure/precision.h"
 
 namespace ftb {
 

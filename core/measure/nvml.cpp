@@ -1,4 +1,4 @@
-#include "core/train/nvml.h"
+#include "core/measure/nvml.h"
 
 #include <cstdlib>
 #include <string>

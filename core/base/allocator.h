@@ -14,14 +14,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/choices.h"
+
 #include <string>
 
 namespace ftb {
 
 enum class MallocMode { tuned, system };
-std::string to_string(MallocMode m);
-// "tuned" | "system"; InputError naming `flag` otherwise.
-MallocMode parse_malloc_mode(const std::string& value, const std::string& flag);
+template <>
+struct Choices<MallocMode> {
+  static constexpr std::pair<MallocMode, std::string_view> names[] = {{MallocMode::tuned, "tuned"},
+                                                                      {MallocMode::system, "system"}};
+};
 
 inline constexpr long kTunedMmapThreshold = 32L << 20;   // bytes
 inline constexpr long kTunedTrimThreshold = 1L << 30;    // bytes

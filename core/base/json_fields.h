@@ -11,8 +11,8 @@
 #include <limits>
 #include <string>
 
-#include "core/text/errors.h"
-#include "core/text/files.h"
+#include "core/base/errors.h"
+#include "core/base/files.h"
 
 namespace ftb {
 

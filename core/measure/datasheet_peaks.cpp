@@ -1,4 +1,4 @@
-#include "core/train/datasheet_peaks.h"
+#include "core/measure/datasheet_peaks.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "core/text/files.h"
+#include "core/base/files.h"
 
 #include <fcntl.h>
 #include <ftw.h>
@@ -13,7 +13,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 
 namespace ftb {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/text/allocator.h"
+#include "core/base/allocator.h"
 
 #include <cstdlib>
 #include <sstream>
@@ -8,7 +8,7 @@
 #include <malloc.h>
 #endif
 
-#include "core/text/errors.h"
+#include "core/base/errors.h"
 
 namespace ftb {
 namespace {
@@ -38,14 +38,6 @@ nlohmann::json tunable(const std::string& tunables, const std::string& key) {
 }
 
 }  // namespace
-
-std::string to_string(MallocMode m) { return m == MallocMode::tuned ? "tuned" : "system"; }
-
-MallocMode parse_malloc_mode(const std::string& value, const std::string& flag) {
-  if (value == "tuned") return MallocMode::tuned;
-  if (value == "system") return MallocMode::system;
-  input_error(flag, "must be tuned or system, not \"" + value + "\"");
-}
 
 std::string tuned_glibc_tunables(const std::string& current) {
   std::string out;

@@ -16,8 +16,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/train/nvtx_range.h"
-#include "core/train/phases.h"
+#include "core/measure/nvtx_range.h"
+#include "core/measure/phases.h"
 
 namespace ftb {
 

@@ -1,4 +1,4 @@
-#include "core/train/nvtx_range.h"
+#include "core/measure/nvtx_range.h"
 
 #ifdef FTB_WITH_NVTX
 // Header-only NVTX3: without an attached tool (nsys, ncu) every call returns
