@@ -53,6 +53,11 @@ HARD_CASES = [
     ("emoji", "I loved it 😀😂👍🏽 ❤️ 🎬🍿 👨‍👩‍👧 🇺🇸 ☺ ★★★★☆"),
     ("emoji_newer", "🥰 🤩 🫠 🪐"),
     ("control_chars", "a\x00b\x01c\x07d\x1be\x7ff\u0085g\u200bh\u200di\ufeffj\ufffdk"),
+    # Unassigned code points (Cn) stay in their word, which becomes [UNK]: the
+    # fast tokenizer the reference loads (AutoTokenizer) keeps them; the
+    # legacy pure-Python BertTokenizer drops them as control characters
+    # (--compare-legacy shows it).
+    ("unassigned", "a\u0378b c\U000E0080d x\u0378 y hello\u0378world \u0378 \U000E0080"),
     ("tabs_newlines", "line one\tcol2\nline two\r\nline three\x0bvt\x0cff\x1cfs\u2028ls\u2029ps"),
     ("unicode_spaces", "a\u00a0b\u2002c\u2003d\u3000e\u202ff\u205fg\u1680h\u180ei"),
     ("long_word_150", "x" * 150 + " tail"),
