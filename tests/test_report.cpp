@@ -456,24 +456,31 @@ TEST_CASE("steps.csv has one row per recorded step with the documented columns")
   CHECK(slurp(dir.file("steps.csv")) == csv);
 }
 
-TEST_CASE("speed-up table: baseline, a faster row and a skipped row") {
+TEST_CASE("speed-up table: baseline, a faster row, and a skipped row in the not-run list") {
   const std::string table = ftb::speedup_table_markdown(sample_report());
   CAPTURE(table);
   std::istringstream in(table);
-  std::string header, rule, base, amp, skipped, extra;
+  std::string header, rule, base, amp, line;
   std::getline(in, header);
   std::getline(in, rule);
   std::getline(in, base);
   std::getline(in, amp);
-  std::getline(in, skipped);
-  std::getline(in, extra);
-  CHECK(extra.empty());  // then the legend: what the speed-ups and intervals mean
-  std::getline(in, extra);
-  CHECK(extra.rfind("speed-up: baseline's wall time", 0) == 0);
-  CHECK_FALSE(std::getline(in, extra));
+  std::getline(in, line);
+  CHECK(line.empty());  // then what did not run, and the legend
+  std::getline(in, line);
+  CHECK(line.empty());
+  std::getline(in, line);
+  CHECK(line == "Not run here:");
+  std::getline(in, line);
+  CHECK(line == "- cuda_graph: needs CUDA: no CUDA device visible");
+  std::getline(in, line);
+  CHECK(line.empty());
+  std::getline(in, line);
+  CHECK(line.rfind("speed-up: baseline's wall time", 0) == 0);
+  CHECK_FALSE(std::getline(in, line));
   CHECK(header.find("| scenario") == 0);
   for (const char* col : {"status", "device", "ranks", "threads", "precision", "wall time", "speed-up", "samples/s",
-                          "test acc %", "val acc %", "peak MiB", "MFU (of peak", "note"}) {
+                          "test acc %", "val acc %", "peak MiB", "MFU (of peak", "notes"}) {
     CHECK(header.find(col) != std::string::npos);
   }
   CHECK(rule.find("---:") != std::string::npos);  // numbers right-aligned
@@ -488,15 +495,33 @@ TEST_CASE("speed-up table: baseline, a faster row and a skipped row") {
   CHECK(amp.find("92.17") != std::string::npos);    // val acc %
   CHECK(amp.find("3072.0") != std::string::npos);   // 3 GiB in MiB
   CHECK(amp.find("31.2") != std::string::npos);     // MFU %
-  CHECK(skipped.find("| cuda_graph") == 0);
-  CHECK(skipped.find("skipped") != std::string::npos);
-  CHECK(skipped.find("needs CUDA: no CUDA device visible") != std::string::npos);
-  CHECK(skipped.find("x |") == std::string::npos);  // no speed-up for a skipped row
+  CHECK(table.find("| cuda_graph") == std::string::npos);  // not a row of the table
   // Every line has the same number of cells.
   auto pipes = [](const std::string& s) { return std::count(s.begin(), s.end(), '|'); };
   CHECK(pipes(header) == pipes(rule));
   CHECK(pipes(header) == pipes(base));
-  CHECK(pipes(header) == pipes(skipped));
+  CHECK(pipes(header) == pipes(amp));
+}
+
+TEST_CASE("speed-up table: notes are numbered footnotes, the same note one number, each row its refs") {
+  auto report = sample_report();
+  report.results[0].reason = "";  // baseline
+  report.results[1].status = ftb::Status::failed;
+  report.results[1].reason = "out of memory";
+  auto again = report.results[1];
+  again.scenario = "amp_bf16";
+  report.results.push_back(again);
+  const auto notes = ftb::numbered_notes(report);
+  REQUIRE(notes.refs.size() == report.results.size());
+  CHECK(notes.refs[0].empty());
+  CHECK(notes.refs[1] == "[1]");
+  CHECK(notes.refs[3] == "[1]");  // the same text keeps its number
+  CHECK(notes.footnotes == std::vector<std::string>{"out of memory"});
+  CHECK(notes.not_run == std::vector<std::string>{"cuda_graph: needs CUDA: no CUDA device visible"});
+  const std::string table = ftb::speedup_table_markdown(report);
+  CAPTURE(table);
+  CHECK(table.find("- [1] out of memory\n") != std::string::npos);
+  CHECK(table.find("| amp_bf16 ") != std::string::npos);
 }
 
 TEST_CASE("speed-up is '-' when the baseline is missing or did not run") {

@@ -46,23 +46,10 @@ std::string console_table(const Report& report, const std::string& baseline) {
   std::vector<std::vector<std::string>> rows = {
       {"scenario", "precision", "ranks", "wall s", "speed-up", "samples/s", "test acc %", "notes"}};
   const std::vector<bool> right = {false, false, true, true, true, true, true, false};
-  std::vector<std::string> footnotes;  // numbered from 1, each text once
-  std::map<std::string, std::size_t> number_of;
-  std::vector<std::string> not_run;
-  for (const auto& r : report.results) {
-    if (r.status == Status::skipped) {
-      not_run.push_back(r.scenario + ": " + (r.reason.empty() ? "(no reason given)" : r.reason));
-      continue;
-    }
-    std::string refs;
-    for (const auto& n : row_notes(report, r, baseline)) {
-      auto it = number_of.find(n);
-      if (it == number_of.end()) {
-        footnotes.push_back(n);
-        it = number_of.emplace(n, footnotes.size()).first;
-      }
-      refs += (refs.empty() ? "" : ",") + std::to_string(it->second);
-    }
+  const NumberedNotes notes = numbered_notes(report, baseline);
+  for (std::size_t i = 0; i < report.results.size(); ++i) {
+    const ScenarioResult& r = report.results[i];
+    if (r.status == Status::skipped) continue;  // in the "Not run here" list
     std::string speedup = "-";
     if (r.status == Status::failed) {
       speedup = "failed";
@@ -72,16 +59,14 @@ std::string console_table(const Report& report, const std::string& baseline) {
     rows.push_back({r.scenario, to_string(r.precision), std::to_string(r.world_size),
                     r.status == Status::ok ? number(r.wall_time_s, "%.2f") : "-", speedup,
                     r.status == Status::ok ? number(r.train_samples_per_s, "%.1f") : "-",
-                    r.status == Status::ok ? number(100 * r.test_acc, "%.2f") : "-", refs.empty() ? "" : "[" + refs + "]"});
+                    r.status == Status::ok ? number(100 * r.test_acc, "%.2f") : "-", notes.refs[i]});
   }
   std::string out = format_table(rows, right, TableStyle::markdown) + "\n";
-  for (std::size_t i = 0; i < footnotes.size(); ++i) {
-    const std::string mark = "[" + std::to_string(i + 1) + "] ";
-    out += wrap_text(mark + footnotes[i], kConsoleWidth, mark.size()) + "\n";
-  }
-  if (!not_run.empty()) {
-    out += "\nNot run here:\n";
-    for (const auto& n : not_run) out += wrap_text("- " + n, kConsoleWidth, 2) + "\n";
+  for (const auto& line : note_lines(notes)) {
+    if (line == "Not run here:") out += "\n";
+    // Continuation lines start under the text: after "[n] " or "- ".
+    const std::size_t indent = line[0] == '[' ? line.find(' ') + 1 : line[0] == '-' ? 2 : 0;
+    out += wrap_text(line, kConsoleWidth, indent) + "\n";
   }
   out += "\n" + wrap_text("speed-up: " + baseline + "'s wall time over the row's; [interval; coverage] over this "
                           "run's repeats (r2r: run-to-run, from --noise). Every column, the ladder, the phases and "

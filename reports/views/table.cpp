@@ -1,5 +1,7 @@
 #include "reports/views/table.h"
 
+#include <map>
+
 #include "core/base/text_format.h"
 #include "reports/analysis/intervals.h"
 #include "reports/views/ladder.h"
@@ -128,6 +130,39 @@ std::vector<std::string> row_notes(const Report& report, const ScenarioResult& r
   return notes;
 }
 
+NumberedNotes numbered_notes(const Report& report, const std::string& baseline) {
+  NumberedNotes out;
+  std::map<std::string, std::size_t> number_of;
+  for (const auto& r : report.results) {
+    std::string refs;
+    if (r.status == Status::skipped) {
+      out.not_run.push_back(r.scenario + ": " + (r.reason.empty() ? "(no reason given)" : r.reason));
+    } else {
+      for (const auto& n : row_notes(report, r, baseline)) {
+        auto it = number_of.find(n);
+        if (it == number_of.end()) {
+          out.footnotes.push_back(n);
+          it = number_of.emplace(n, out.footnotes.size()).first;
+        }
+        refs += (refs.empty() ? "" : ",") + std::to_string(it->second);
+      }
+    }
+    out.refs.push_back(refs.empty() ? "" : "[" + refs + "]");
+  }
+  return out;
+}
+
+std::vector<std::string> note_lines(const NumberedNotes& notes) {
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < notes.footnotes.size(); ++i)
+    lines.push_back("[" + std::to_string(i + 1) + "] " + notes.footnotes[i]);
+  if (!notes.not_run.empty()) {
+    lines.push_back("Not run here:");
+    for (const auto& n : notes.not_run) lines.push_back("- " + n);
+  }
+  return lines;
+}
+
 ResultTable speedup_table(const Report& report, const std::string& baseline) {
   struct Column {
     const char* title;
@@ -141,9 +176,12 @@ ResultTable speedup_table(const Report& report, const std::string& baseline) {
   // The paper preset runs the reference's workload: its own figures go beside ours.
   const bool paper = report_preset(report) == "paper";
   if (paper) columns.push_back({"reference A100 (SEED.md)", false});
-  columns.push_back({"note", false});
+  columns.push_back({"notes", false});
   std::vector<std::vector<std::string>> rows;
-  for (const auto& r : report.results) {
+  const NumberedNotes notes = numbered_notes(report, baseline);
+  for (std::size_t i = 0; i < report.results.size(); ++i) {
+    const ScenarioResult& r = report.results[i];
+    if (r.status == Status::skipped) continue;  // in the "Not run here" list
     // threads = intra-op threads per rank: on a CPU, ranks x threads is the
     // core split the row ran with (a single process gets all the cores).
     std::vector<std::string> row = {r.scenario, to_string(r.status), r.device, std::to_string(r.world_size),
@@ -161,14 +199,11 @@ ResultTable speedup_table(const Report& report, const std::string& baseline) {
       row.push_back(fixed(static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0), "%.1f", true));
       row.push_back(mfu_of_peak(report, r));
       if (paper) row.push_back(reference_figure(r.scenario));
-      std::string note;
-      for (const auto& n : row_notes(report, r, baseline)) note += (note.empty() ? "" : "; ") + n;
-      row.push_back(note);
     } else {
-      for (int i = 0; i < 8; ++i) row.push_back(kDash);
+      for (int k = 0; k < 8; ++k) row.push_back(kDash);
       if (paper) row.push_back(reference_figure(r.scenario));
-      row.push_back(r.reason.empty() ? "(no reason given)" : r.reason);
     }
+    row.push_back(notes.refs[i]);
     rows.push_back(std::move(row));
   }
 
@@ -192,8 +227,13 @@ ResultTable speedup_table(const Report& report, const std::string& baseline) {
                  (source != report.run_noise.end() && source->is_string() ? source->get<std::string>() : "?") +
                  "; end-to-end from samples/s), 95 %; a row it has no estimate for keeps the within-run interval.";
   }
+  std::string under;
+  // One entry per line in Markdown too: footnotes as a list, like the not-run list.
+  for (const auto& line : note_lines(notes))
+    under += std::string(line == "Not run here:" ? "\n" : "") + (line[0] == '[' ? "- " : "") + line + "\n";
+  if (!under.empty()) under += "\n";  // the legend is its own paragraph
   return {table, right,
-         "speed-up: " + baseline + "'s wall time over the row's (end-to-end, validation included, as the "
+         under + "speed-up: " + baseline + "'s wall time over the row's (end-to-end, validation included, as the "
          "reference times it); steady speed-up: samples/s after warm-up (samples over step and loader-wait time) over " + baseline +
          "'s. ! marks a test accuracy further from " + baseline + "'s than the preset's tolerance. Medians of up to " + std::to_string(repeats) + " repeat(s) of one run; [interval] where a row has "
          "two or more: order statistics of the per-round ratios (distribution-free), with its coverage where it is "

@@ -23,8 +23,9 @@ ResultTable speedup_table(const Report& report, const std::string& baseline = "b
 
 // A GitHub-flavoured Markdown table with columns padded so it also reads as
 // plain text. Accuracies and MFU are fractions in the record, percent here.
-// Skipped and failed rows show "-" for every measurement and the reason in
-// the last column.
+// A failed row shows "-" for every measurement; skipped rows are not in the
+// table but in the "Not run here" list under it; notes are numbered
+// footnotes (numbered_notes).
 std::string speedup_table_markdown(const Report& report, const std::string& baseline = "baseline");
 
 // What the table says of a row beyond its figures, each note one sentence:
@@ -32,5 +33,18 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
 // technique (#), the batch it found, a samples/s speed-up (*).
 std::vector<std::string> row_notes(const Report& report, const ScenarioResult& r,
                                    const std::string& baseline = "baseline");
+
+// Every row's notes numbered once (the same text keeps one number), and the
+// rows that did not run here (skipped) with their reasons: what the console
+// table, table.md and index.html print under their tables.
+struct NumberedNotes {
+  std::vector<std::string> refs;       // per result, in report order: "[1,3]", or "" without notes
+  std::vector<std::string> footnotes;  // footnotes[i] is note i + 1
+  std::vector<std::string> not_run;    // "scenario: reason", one per skipped row
+};
+NumberedNotes numbered_notes(const Report& report, const std::string& baseline = "baseline");
+// The footnotes ("[1] text") and, when some rows did not run, "Not run here:"
+// and its list ("- scenario: reason"), one entry per line.
+std::vector<std::string> note_lines(const NumberedNotes& notes);
 
 }  // namespace ftb
