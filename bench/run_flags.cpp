@@ -57,7 +57,11 @@ void add_run_flags(CLI::App* sub, RunArgs& args) {
 }
 
 RunConfig resolve_config(const RunArgs& a) {
-  RunConfig c = preset_config(a.preset);
+  // Real reviews (--data, or a data= override) may change a preset's defaults.
+  bool reviews = !a.data.empty();
+  for (const auto& o : a.overrides)
+    if (o.rfind("data=", 0) == 0) reviews = o.size() > 5;
+  RunConfig c = preset_config(a.preset, reviews);
   if (!a.scenarios.empty()) apply_override(c, "scenarios=" + a.scenarios);
   if (!a.model.empty()) apply_override(c, "model_dir=" + a.model);
   if (!a.data.empty()) apply_override(c, "data=" + a.data);

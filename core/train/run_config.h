@@ -115,7 +115,9 @@ struct RunConfig {
 // downloads), mfu (full-size shape, 1 warm-up + 3 timed steps),
 // pretrained-small (the reference's recipe from a small pre-trained BERT-family
 // folder, tools/get_pretrained.sh, on IMDB: about 30 minutes on 2 cores).
-RunConfig preset_config(const std::string& name);  // InputError naming --preset
+// `reviews`: the run reads real reviews (--data or data=), where smoke trains
+// 1 epoch at 256 tokens instead of 3 at 128 (see preset_config).
+RunConfig preset_config(const std::string& name, bool reviews = false);  // InputError naming --preset
 std::vector<std::string> preset_names();
 
 // Applies "key=value" (InputError naming the key when unknown or malformed:
