@@ -41,6 +41,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -95,6 +96,94 @@ void abandon_capture(at::cuda::CUDAGraph& graph, c10::DeviceIndex device) noexce
   }
 }
 
+namespace {
+
+using Shapes = std::map<int64_t, std::unique_ptr<CapturedShape>>;
+
+// Static inputs (B, T) for every captured length.
+Shapes static_shapes(const std::vector<int64_t>& lengths, int64_t batch, int32_t pad_id, const torch::Device& device) {
+  auto long_opts = torch::TensorOptions().dtype(torch::kLong).device(device);
+  Shapes shapes;
+  for (auto n : lengths) {
+    auto s = std::make_unique<CapturedShape>();
+    s->ids = torch::full({batch, n}, pad_id, long_opts);
+    s->mask = torch::ones({batch, n}, long_opts);
+    s->labels = torch::zeros({batch}, long_opts);
+    shapes[n] = std::move(s);
+  }
+  return shapes;
+}
+
+// On a side stream: every length warmed up off the capture (lazy init of
+// cuBLAS, kernels per shape, Adam state, the allocator), the weights and the
+// optimizer put back, then one graph per length captured into one pool.
+// Throws, the capture ended and its graph discarded, when a capture fails.
+void warm_up_and_capture(SequenceClassifier& model, FusedAdam& optimizer, SyncFreeStep& body, Shapes& shapes,
+                         const std::function<void(CapturedShape&)>& run_body, const torch::Device& device) {
+  std::vector<torch::Tensor> initial;
+  for (const auto& p : model->parameters()) initial.push_back(p.detach().clone());
+  // Order the side stream after the set-up above, and the default stream
+  // after the captures, through events (what torch.cuda.stream() does).
+  auto main_stream = c10::cuda::getCurrentCUDAStream();
+  auto side = c10::cuda::getStreamFromPool();
+  at::cuda::CUDAEvent ready;
+  ready.record(main_stream);
+  ready.block(side);
+  c10::cuda::CUDAStreamGuard guard(side);
+  for (auto& [n, s] : shapes)
+    for (int i = 0; i < 3; ++i) run_body(*s);
+  synchronize(device);
+  {
+    torch::NoGradGuard no_grad;
+    auto params = model->parameters();
+    for (std::size_t i = 0; i < params.size(); ++i) params[i].copy_(initial[i]);
+  }
+  optimizer.reset_state();
+  body.reset();
+  // Every graph in one memory pool: they replay one at a time on one stream
+  // and keep nothing alive past their capture (the outputs are
+  // preallocated), so the pool holds one step's activations, not one per
+  // length. Longest first: its allocations size the pool.
+  const auto pool = at::cuda::graph_pool_handle();
+  const c10::DeviceIndex device_index = device.has_index() ? device.index() : c10::cuda::current_device();
+  for (auto it = shapes.rbegin(); it != shapes.rend(); ++it) {
+    auto& graph = it->second->graph;
+    try {
+      guarded_capture([&] { graph.capture_begin(pool); }, [&] { run_body(*it->second); },
+                      [&] { graph.capture_end(); }, [&] { abandon_capture(graph, device_index); });
+    } catch (const std::exception& e) {
+      // The stream is out of capture mode again: this row fails, the next rows run.
+      throw std::runtime_error("CUDA-graph capture at length " + std::to_string(it->first) +
+                               " failed (capture ended, graph discarded): " + first_line(e.what()));
+    }
+  }
+  synchronize(device);
+  at::cuda::CUDAEvent captured;
+  captured.record(side);
+  captured.block(main_stream);
+}
+
+// What the row reports beyond the loop: the attention kernel, the padding,
+// the replays per captured length; fp16's loss scale.
+void describe_captured_row(ScenarioResult& r, const std::string& attention, bool bucketing,
+                           const std::vector<int64_t>& lengths, std::map<int64_t, int64_t>& replays,
+                           const SyncFreeStep& body, Precision precision) {
+  r.extra["attention_backend"] = attention;
+  r.extra["attention_backend_why"] = "cuDNN attention switched off for capture";
+  r.extra["padding"] = bucketing ? "longest, rounded up to a captured length (bucketing)"
+                                 : "max_length (forced: one static shape)";
+  nlohmann::json graphs = nlohmann::json::object();
+  for (auto n : lengths) graphs[std::to_string(n)] = replays.count(n) ? replays[n] : 0;
+  r.extra["graph_replays_by_length"] = graphs;  // captured lengths, replays of each over the run
+  if (precision == Precision::fp16_mixed) {
+    r.skipped_steps = body.skipped_steps();
+    r.extra["loss_scale_final"] = body.loss_scale();
+    r.extra["loss_scale_init"] = body.scaler_options().init_scale;
+  }
+}
+
+}  // namespace
+
 ScenarioResult run_captured_step(const Workload& w, const RunConfig& config, const ScenarioContext& ctx,
                                  const std::string& name, Precision precision) {
   RunConfig c = config;
@@ -115,67 +204,14 @@ ScenarioResult run_captured_step(const Workload& w, const RunConfig& config, con
   const int32_t pad_id = w.eval_loader_options(c).pad_id;
   reset_peak_memory(device);
 
-  // Static inputs per captured length (B, T); outputs shared by every graph.
   const auto lengths = graph_lengths(c.max_length, bucketing);
-  auto long_opts = torch::TensorOptions().dtype(torch::kLong).device(device);
-  std::map<int64_t, std::unique_ptr<CapturedShape>> shapes;
-  for (auto n : lengths) {
-    auto s = std::make_unique<CapturedShape>();
-    s->ids = torch::full({c.batch_size, n}, pad_id, long_opts);
-    s->mask = torch::ones({c.batch_size, n}, long_opts);
-    s->labels = torch::zeros({c.batch_size}, long_opts);
-    shapes[n] = std::move(s);
-  }
+  Shapes shapes = static_shapes(lengths, c.batch_size, pad_id, device);
+  // Outputs shared by every graph.
   torch::Tensor loss_out = torch::zeros({}, torch::TensorOptions().device(device));
-  torch::Tensor correct_out = torch::zeros({}, long_opts);
+  torch::Tensor correct_out = torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(device));
   auto run_body = [&](CapturedShape& s) { body(Batch{s.ids, s.mask, s.labels, 0}, loss_out, correct_out); };
-
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<torch::Tensor> initial;
-  for (const auto& p : model->parameters()) initial.push_back(p.detach().clone());
-  {
-    // Order the side stream after the set-up above, and the default stream
-    // after the captures, through events (what torch.cuda.stream() does).
-    auto main_stream = c10::cuda::getCurrentCUDAStream();
-    auto side = c10::cuda::getStreamFromPool();
-    at::cuda::CUDAEvent ready;
-    ready.record(main_stream);
-    ready.block(side);
-    c10::cuda::CUDAStreamGuard guard(side);
-    // Warm-up (lazy init of cuBLAS, kernels per shape, Adam state, the
-    // allocator) off the capture, at every length.
-    for (auto& [n, s] : shapes)
-      for (int i = 0; i < 3; ++i) run_body(*s);
-    synchronize(device);
-    {
-      torch::NoGradGuard no_grad;
-      auto params = model->parameters();
-      for (std::size_t i = 0; i < params.size(); ++i) params[i].copy_(initial[i]);
-    }
-    optimizer.reset_state();
-    body.reset();
-    // Every graph in one memory pool: they replay one at a time on one stream
-    // and keep nothing alive past their capture (the outputs are
-    // preallocated), so the pool holds one step's activations, not one per
-    // length. Longest first: its allocations size the pool.
-    const auto pool = at::cuda::graph_pool_handle();
-    const c10::DeviceIndex device_index = device.has_index() ? device.index() : c10::cuda::current_device();
-    for (auto it = shapes.rbegin(); it != shapes.rend(); ++it) {
-      auto& graph = it->second->graph;
-      try {
-        guarded_capture([&] { graph.capture_begin(pool); }, [&] { run_body(*it->second); },
-                        [&] { graph.capture_end(); }, [&] { abandon_capture(graph, device_index); });
-      } catch (const std::exception& e) {
-        // The stream is out of capture mode again: this row fails, the next rows run.
-        throw std::runtime_error("CUDA-graph capture at length " + std::to_string(it->first) +
-                                 " failed (capture ended, graph discarded): " + first_line(e.what()));
-      }
-    }
-    synchronize(device);
-    at::cuda::CUDAEvent captured;
-    captured.record(side);
-    captured.block(main_stream);
-  }
+  warm_up_and_capture(model, optimizer, body, shapes, run_body, device);
   // Capture does not execute the step: the weights are still the initial ones.
   const double capture_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -193,18 +229,7 @@ ScenarioResult run_captured_step(const Workload& w, const RunConfig& config, con
   auto r = result_from_loop(name, loop, device, precision,
                             optimizer_label(optimizer, "capturable (device step counters)"));
   r.capture_time_s = capture_s;
-  r.extra["attention_backend"] = attention;
-  r.extra["attention_backend_why"] = "cuDNN attention switched off for capture";
-  r.extra["padding"] = bucketing ? "longest, rounded up to a captured length (bucketing)"
-                                 : "max_length (forced: one static shape)";
-  nlohmann::json graphs = nlohmann::json::object();
-  for (auto n : lengths) graphs[std::to_string(n)] = replays.count(n) ? replays[n] : 0;
-  r.extra["graph_replays_by_length"] = graphs;  // captured lengths, replays of each over the run
-  if (precision == Precision::fp16_mixed) {
-    r.skipped_steps = body.skipped_steps();
-    r.extra["loss_scale_final"] = body.loss_scale();
-    r.extra["loss_scale_init"] = body.scaler_options().init_scale;
-  }
+  describe_captured_row(r, attention, bucketing, lengths, replays, body, precision);
   return r;
 }
 #endif

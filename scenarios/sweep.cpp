@@ -150,8 +150,19 @@ void Sweep::warm_up_rows(const Workload& workload) {
                  "rows of kind ranks warm up in each rank before their timed row"}};
 }
 
-std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::string& out_dir,
-                                       const std::vector<LoopCallback*>& callbacks, const RowDone& row_done) {
+// The rows so far by name, and listed in the order they were asked for.
+struct Sweep::Rows {
+  const std::vector<const ScenarioInfo*>& selected;
+  std::map<std::string, ScenarioResult> done;
+  std::vector<ScenarioResult> in_order() const {
+    std::vector<ScenarioResult> out;
+    for (const auto* s : selected)
+      if (auto it = done.find(s->name); it != done.end()) out.push_back(it->second);
+    return out;
+  }
+};
+
+void Sweep::prepare(const Workload& workload) {
   // build_workload checked one process; a rank trains on its shard only.
   const bool any_ranks_row = std::any_of(selected_.begin(), selected_.end(),
                                          [](const ScenarioInfo* s) { return s->kind == RowKind::ranks; });
@@ -165,21 +176,27 @@ std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::stri
   environment_["loader"] = {{"prefetch", prefetch},
                             {"reason", loader_reason},
                             {"pin_memory", workload.train_loader_options(config_).pin_memory}};
+}
+
+uint64_t Sweep::record_round_orders() {
   // Each round runs the rows in its own seeded order (the same on every rank
   // of a launcher), so pairing rows by round cancels a position effect (the
   // first row after warm-up, the row after a distributed one) as well as drift.
   const uint64_t order_seed = splitmix64(config_.seed ^ 0x726f756e64ull);  // "round"
-  nlohmann::json orders = nlohmann::json::array();
   environment_["repeats"] = {{"count", config_.repeats},
                              {"order", "rounds"},
                              {"shuffled", config_.repeats > 1},
                              {"seed", order_seed},
-                             {"orders", orders},
+                             {"orders", nlohmann::json::array()},
                              {"method", "round i runs the i-th repeat of every row; with two or more repeats the rows "
                                         "run in a random order per round (Fisher-Yates on mt19937_64 seeded with seed "
                                         "+ i), with one in the order asked; orders lists them"}};
-  // Phases: every row here; under an outside launcher the rows of kind ranks
-  // (all ranks together), then rank 0 alone the single-process rows.
+  return order_seed;
+}
+
+std::vector<std::vector<const ScenarioInfo*>> Sweep::phases() const {
+  // Every row here; under an outside launcher the rows of kind ranks (all
+  // ranks together), then rank 0 alone the single-process rows.
   std::vector<std::vector<const ScenarioInfo*>> phases(1);
   for (const auto* info : selected_)
     if (!env_.launched || info->kind == RowKind::ranks) phases[0].push_back(info);
@@ -188,71 +205,101 @@ std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::stri
     for (const auto* info : selected_)
       if (info->kind == RowKind::single_process) phases[1].push_back(info);
   }
+  return phases;
+}
 
-  std::map<std::string, ScenarioResult> done;
-  auto in_order = [&] {
-    std::vector<ScenarioResult> out;
-    for (const auto* s : selected_)
-      if (auto it = done.find(s->name); it != done.end()) out.push_back(it->second);
-    return out;
-  };
+std::vector<const ScenarioInfo*> Sweep::round_order(const std::vector<const ScenarioInfo*>& phase, int round,
+                                                    uint64_t order_seed) {
+  std::vector<const ScenarioInfo*> order = phase;
+  if (config_.repeats > 1) {
+    std::mt19937_64 rng(order_seed + static_cast<uint64_t>(round));
+    portable_shuffle(order, rng);
+  }
+  nlohmann::json names = nlohmann::json::array();
+  for (const auto* info : order) names.push_back(info->name);
+  environment_["repeats"]["orders"].push_back(std::move(names));
+  return order;
+}
+
+void Sweep::run_row(const ScenarioInfo& info, int round, const Workload& workload, const std::string& out_dir,
+                    const std::vector<LoopCallback*>& callbacks, const RowDone& row_done, Rows& rows) {
+  const bool ranks_row = info.kind == RowKind::ranks;
+  if (env_.launched && !ranks_row && threads_ != total_threads_) {
+    // Alone now (the other ranks are done): every core, and a CPU peak to match.
+    threads_ = configure_threads(config_.threads);
+    if (!device_.is_cuda()) measure_peaks();
+  }
+  if (round == 0) {
+    ScenarioResult header = row_header(info, config_);
+    if (header.status == Status::skipped && reports())
+      std::cerr << "[" << header.scenario << "] skipped: " << header.reason << "\n";
+    const bool skipped = header.status != Status::ok;
+    rows.done[info.name] = std::move(header);
+    if (skipped) {
+      if (reports()) row_done(rows.in_order(), environment_);
+      return;
+    }
+  }
+  ScenarioResult& row = rows.done[info.name];
+  if (row.status != Status::ok) return;  // skipped, or failed in an earlier round
+  ScenarioContext ctx;
+  if (reports()) ctx.callbacks = callbacks;
+  ctx.peak_tflops = peaks_;
+  ctx.repeat = round;
+  // Ranks of an outside launcher on CPUs: rank 0 measured its share of the
+  // cores, and the row's denominator is every rank's share.
+  if (env_.launched && ranks_row && !device_.is_cuda())
+    for (auto& [precision, tflops] : ctx.peak_tflops) tflops *= env_.world_size;
+  ctx.out_dir = out_dir;
+  const bool on_ranks = ranks_row && !env_.launched && config_.world_size > 1;
+  RepeatFn repeat = nullptr;
+  if (on_ranks)
+    repeat = [&, info_ptr = &info](const Workload&, const RunConfig& c, const ScenarioContext&) {
+      return run_on_ranks(*info_ptr, c, rank_threads_);
+    };
+  run_repeat(row, info, workload, config_, ctx, repeat);
+  row.threads = ranks_row && (env_.launched || on_ranks) ? rank_threads_ : threads_;
+  if (row.status == Status::failed) {
+    std::cerr << "[" << row.scenario << "] FAILED"
+              << (env_.launched ? " on rank " + std::to_string(env_.rank) : "") << ": " << row.reason << "\n";
+    any_failed_ = true;
+  }
+  if (reports()) row_done(rows.in_order(), environment_);
+}
+
+void Sweep::check_peak_after(const RowDone& row_done, const Rows& rows) {
+  // The peak behind MFU again, after the rows: a peak measured beside other
+  // load (a build) inflates MFU silently; a move beyond 10 % says so.
+  const auto before = environment_["peak_matmul_tflops"]["by_precision"];
+  const std::map<Precision, double> after = measure_matmul_peaks(device_, nullptr);
+  nlohmann::json by_precision = nlohmann::json::object();
+  for (const auto& [p, tflops] : after) by_precision[to_string(p)] = tflops;
+  const double b = before.value("fp32", 0.0), a = after.at(Precision::fp32);
+  const double change = b > 0 ? a / b - 1 : 0;
+  nlohmann::json check = {{"by_precision", by_precision}, {"fp32_change", change}, {"threshold", 0.10}};
+  if (std::abs(change) > 0.10) {
+    check["flag"] = "the fp32 matmul peak moved " + std::to_string(static_cast<int>(std::lround(100 * change))) +
+                    " % between before and after the rows: the machine's load changed during the run, so MFU "
+                    "(and any ratio across that change) reflects it";
+    std::cerr << "warning: " << check["flag"].get<std::string>() << "\n";
+  }
+  environment_["peak_matmul_tflops_after"] = std::move(check);
+  row_done(rows.in_order(), environment_);
+}
+
+std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::string& out_dir,
+                                       const std::vector<LoopCallback*>& callbacks, const RowDone& row_done) {
+  prepare(workload);
+  const uint64_t order_seed = record_round_orders();
+  Rows rows{selected_, {}};
   try {
-    for (const auto& phase : phases) {
+    for (const auto& phase : phases()) {
       // Repeats run in rounds (ABC ABC ABC, not AAA BBB CCC): the i-th repeats
       // of all rows share the machine's state at that time (clocks, thermals,
       // other tenants), so the ratio of two rows is paired by round.
       for (int round = 0; round < config_.repeats && !(any_failed_ && env_.launched); ++round) {
-        std::vector<const ScenarioInfo*> order = phase;
-        if (config_.repeats > 1) {
-          std::mt19937_64 rng(order_seed + static_cast<uint64_t>(round));
-          portable_shuffle(order, rng);
-        }
-        nlohmann::json names = nlohmann::json::array();
-        for (const auto* info : order) names.push_back(info->name);
-        environment_["repeats"]["orders"].push_back(std::move(names));
-        for (const ScenarioInfo* info : order) {
-          const bool ranks_row = info->kind == RowKind::ranks;
-          if (env_.launched && !ranks_row && threads_ != total_threads_) {
-            // Alone now (the other ranks are done): every core, and a CPU peak to match.
-            threads_ = configure_threads(config_.threads);
-            if (!device_.is_cuda()) measure_peaks();
-          }
-          if (round == 0) {
-            ScenarioResult header = row_header(*info, config_);
-            if (header.status == Status::skipped && reports())
-              std::cerr << "[" << header.scenario << "] skipped: " << header.reason << "\n";
-            const bool skipped = header.status != Status::ok;
-            done[info->name] = std::move(header);
-            if (skipped) {
-              if (reports()) row_done(in_order(), environment_);
-              continue;
-            }
-          }
-          ScenarioResult& row = done[info->name];
-          if (row.status != Status::ok) continue;  // skipped, or failed in an earlier round
-          ScenarioContext ctx;
-          if (reports()) ctx.callbacks = callbacks;
-          ctx.peak_tflops = peaks_;
-          ctx.repeat = round;
-          // Ranks of an outside launcher on CPUs: rank 0 measured its share of the
-          // cores, and the row's denominator is every rank's share.
-          if (env_.launched && ranks_row && !device_.is_cuda())
-            for (auto& [precision, tflops] : ctx.peak_tflops) tflops *= env_.world_size;
-          ctx.out_dir = out_dir;
-          const bool on_ranks = ranks_row && !env_.launched && config_.world_size > 1;
-          RepeatFn repeat = nullptr;
-          if (on_ranks)
-            repeat = [&, info](const Workload&, const RunConfig& c, const ScenarioContext&) {
-              return run_on_ranks(*info, c, rank_threads_);
-            };
-          run_repeat(row, *info, workload, config_, ctx, repeat);
-          row.threads = ranks_row && (env_.launched || on_ranks) ? rank_threads_ : threads_;
-          if (row.status == Status::failed) {
-            std::cerr << "[" << row.scenario << "] FAILED"
-                      << (env_.launched ? " on rank " + std::to_string(env_.rank) : "") << ": " << row.reason << "\n";
-            any_failed_ = true;
-          }
-          if (reports()) row_done(in_order(), environment_);
+        for (const ScenarioInfo* info : round_order(phase, round, order_seed)) {
+          run_row(*info, round, workload, out_dir, callbacks, row_done, rows);
           // Under a launcher a failed rank leaves its peers waiting in a collective:
           // stop, so the launcher sees it and stops them all.
           if (any_failed_ && env_.launched) break;
@@ -265,31 +312,13 @@ std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::stri
     if (reports()) {
       std::cerr << "\ninterrupted by " << interrupt_signal_name(interrupted_)
                 << ": writing the report of the finished rows (a second signal ends ftbench at once)\n";
-      row_done(in_order(), environment_);
+      row_done(rows.in_order(), environment_);
     }
   }
   // A signal after the last row's check still means the run was stopped.
   if (!interrupted_) interrupted_ = interrupt_signal();
-  // The peak behind MFU again, after the rows: a peak measured beside other
-  // load (a build) inflates MFU silently; a move beyond 10 % says so.
-  if (reports() && !interrupted_ && !env_.launched) {
-    const auto before = environment_["peak_matmul_tflops"]["by_precision"];
-    const std::map<Precision, double> after = measure_matmul_peaks(device_, nullptr);
-    nlohmann::json by_precision = nlohmann::json::object();
-    for (const auto& [p, tflops] : after) by_precision[to_string(p)] = tflops;
-    const double b = before.value("fp32", 0.0), a = after.at(Precision::fp32);
-    const double change = b > 0 ? a / b - 1 : 0;
-    nlohmann::json check = {{"by_precision", by_precision}, {"fp32_change", change}, {"threshold", 0.10}};
-    if (std::abs(change) > 0.10) {
-      check["flag"] = "the fp32 matmul peak moved " + std::to_string(static_cast<int>(std::lround(100 * change))) +
-                      " % between before and after the rows: the machine's load changed during the run, so MFU "
-                      "(and any ratio across that change) reflects it";
-      std::cerr << "warning: " << check["flag"].get<std::string>() << "\n";
-    }
-    environment_["peak_matmul_tflops_after"] = std::move(check);
-    row_done(in_order(), environment_);
-  }
-  return in_order();
+  if (reports() && !interrupted_ && !env_.launched) check_peak_after(row_done, rows);
+  return rows.in_order();
 }
 
 }  // namespace ftb

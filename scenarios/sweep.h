@@ -67,8 +67,20 @@ class Sweep {
   int exit_code() const { return interrupted_ ? 128 + interrupted_ : any_failed_ ? 1 : 0; }
 
  private:
+  struct Rows;
   void measure_peaks();
   void warm_up_rows(const Workload& workload);
+  // run()'s steps: the checks, peaks, warm-up and loader before any row; the
+  // rounds' order seed (recorded); the phases of rows; one round's order
+  // (recorded); one row in one round; the peak again after the rows.
+  void prepare(const Workload& workload);
+  uint64_t record_round_orders();
+  std::vector<std::vector<const ScenarioInfo*>> phases() const;
+  std::vector<const ScenarioInfo*> round_order(const std::vector<const ScenarioInfo*>& phase, int round,
+                                               uint64_t order_seed);
+  void run_row(const ScenarioInfo& info, int round, const Workload& workload, const std::string& out_dir,
+               const std::vector<LoopCallback*>& callbacks, const RowDone& row_done, Rows& rows);
+  void check_peak_after(const RowDone& row_done, const Rows& rows);
 
   RunConfig config_;
   DistEnv env_;

@@ -5,11 +5,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "core/base/errors.h"
 #include "reports/record/report.h"
 #include "reports/analysis/report_json.h"
 
@@ -28,7 +30,7 @@ struct FakeRun {
 
 inline Report fake_report(const FakeRun& f) {
   Report report;
-  report.environment = {{"host", f.host},
+  report.environment = nlohmann::json{{"host", f.host},
                         {"cpu", {{"model", "Test CPU"}, {"logical_cores", 2}}},
                         {"gpus", nlohmann::json::array()},
                         {"timestamp", f.timestamp},
@@ -74,6 +76,26 @@ inline std::string night_time(int k) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "2026-11-%02dT%02d:00:00Z", 1 + k / 24, k % 24);
   return buf;
+}
+
+// The InputError message f throws, or "(no InputError)".
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+
+// Night k's run on `host`, baseline's repeats at the given throughputs.
+inline FakeRun run_at(int k, std::vector<double> throughput, const std::string& host = "sim") {
+  FakeRun f;
+  f.host = host;
+  f.timestamp = night_time(k);
+  f.commit = "c" + std::to_string(k);
+  f.throughput["baseline"] = std::move(throughput);
+  return f;
 }
 
 }  // namespace ftb::testing

@@ -40,7 +40,7 @@ ftb::ScenarioResult row(const std::string& name, double base, int n) {
 ftb::Report report(std::vector<ftb::ScenarioResult> rows, const std::string& preset = "smoke") {
   ftb::Report rep;
   rep.config = {{"preset", preset}, {"epochs", 3}, {"out", "/tmp/a"}, {"repeats", 5}, {"device", "cuda:0"}};
-  rep.environment = {{"host", "a"},
+  rep.environment = nlohmann::json{{"host", "a"},
                      {"timestamp", "2026-12-01T00:00:00Z"},
                      {"libtorch", {{"version", "2.11.0"}, {"cuda", "13.0"}}},
                      {"gpus", json::array({{{"name", "NVIDIA H200"}}})},
@@ -232,12 +232,12 @@ TEST_CASE("compare: the environment diff lists only keys that differ, and what i
   b.environment["git_commit"] = "def";
   b.environment["gpus"] = json::array({{{"name", "NVIDIA A100"}}, {{"name", "NVIDIA A100"}}});
   b.environment["git_tree"] = "dirty";
-  const auto d = ftb::diff_environments(a.environment, b.environment);
+  const auto d = ftb::diff_environments(a.environment.facts(), b.environment.facts());
   std::vector<std::string> keys;
   for (const auto& k : d.differences) keys.push_back(k.key);
   CHECK(keys == std::vector<std::string>{"GPUs", "git commit", "git tree (dirty?)"});
   CHECK(d.differences[0].reference == "NVIDIA H200");
-  CHECK(d.differences[0].other == "NVIDIA A100, NVIDIA A100");
+  CHECK(d.differences[0].other == "2x NVIDIA A100");
   CHECK(d.differences[2].reference.is_null());  // not recorded in A
   CHECK(std::find(d.same.begin(), d.same.end(), "LibTorch") != d.same.end());
   CHECK(std::find(d.same.begin(), d.same.end(), "CUDA") != d.same.end());

@@ -69,7 +69,7 @@ ftb::ScenarioResult not_run(const std::string& name, ftb::Status status, const s
 // end-to-end from samples/s, "*"), a skipped and a failed row.
 ftb::Report fixture_report() {
   ftb::Report report;
-  report.environment = {{"host", "box"},
+  report.environment = nlohmann::json{{"host", "box"},
                         {"cpu", {{"model", "AMD EPYC"}, {"logical_cores", 2}}},
                         {"gpus", json::array()},
                         {"timestamp", "2026-11-30T22:00:29Z"},
@@ -141,7 +141,7 @@ TEST_CASE("chart specs: the subtitle names machine, preset and date, and bars ar
   ftb::Report gpu = report;
   gpu.environment["gpus"] = json::array({{{"name", "NVIDIA H200"}}, {{"name", "NVIDIA H200"}}});
   CHECK(ftb::report_machine(gpu) == "2x NVIDIA H200");
-  gpu.environment.erase("timestamp");
+  gpu.environment.facts().erase("timestamp");
   gpu.config.erase("preset");
   CHECK(ftb::report_subtitle(gpu) == "2x NVIDIA H200 · preset preset unknown · date unknown");
 }

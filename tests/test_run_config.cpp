@@ -108,3 +108,27 @@ TEST_CASE("precision: one spelling inside, Lightning's names accepted at the edg
   auto c = ftb::preset_config("smoke");
   CHECK_THROWS_AS(ftb::apply_override(c, "fabric_precision=half"), ftb::InputError);
 }
+
+TEST_CASE("peak setting: measured, datasheet or a positive number, anything else names the key") {
+  CHECK(ftb::parse_peak("measured").source == ftb::PeakSource::measured);
+  CHECK(ftb::parse_peak("datasheet").source == ftb::PeakSource::datasheet);
+  const auto given = ftb::parse_peak("989.4");
+  CHECK(given.source == ftb::PeakSource::given);
+  CHECK(given.tflops == doctest::Approx(989.4));
+  for (const char* bad : {"", "fast", "0", "-5", "12x", "nan", "inf"}) {
+    CAPTURE(bad);
+    try {
+      ftb::parse_peak(bad);
+      FAIL("accepted");
+    } catch (const ftb::InputError& e) {
+      CHECK(std::string(e.what()).rfind("peak: ", 0) == 0);
+    }
+  }
+  auto c = ftb::preset_config("smoke");
+  ftb::apply_override(c, "peak=datasheet");
+  CHECK(c.peak.source == ftb::PeakSource::datasheet);
+  CHECK(ftb::to_string(c.peak) == "datasheet");
+  ftb::apply_override(c, "peak=989.4");
+  CHECK(ftb::to_string(c.peak) == "989.4");  // as given, in the report and the table
+  CHECK_THROWS_AS(ftb::apply_override(c, "peak=oops"), ftb::InputError);
+}

@@ -234,7 +234,7 @@ TEST_CASE("sweep: repeats run in rounds, each round in its recorded random order
   REQUIRE(s);
   CHECK(s->paired);
   // an older report (rows one after the other) is not paired
-  report.environment.erase("repeats");
+  report.environment.facts().erase("repeats");
   CHECK_FALSE(ftb::speedups_vs(report, results[1], "baseline")->paired);
 }
 

@@ -18,3 +18,11 @@ inline ftb::RunConfig tiny_config() {
   c.device = "cpu";
   return c;
 }
+
+// The tiny run two layers wide enough that bf16 rounding shows (the
+// mixed-precision tests).
+inline ftb::RunConfig amp_tiny_config() {
+  auto c = tiny_config();
+  c.dim = 64, c.n_layers = 2, c.hidden_dim = 128;
+  return c;
+}

@@ -214,68 +214,45 @@ int32_t WordPieceTokenizer::token_id(std::string_view token) const {
 
 // ---- basic tokenizer ------------------------------------------------------
 
+// The word being built while scanning, and the sink finished words go to.
 template <class Sink>
-void WordPieceTokenizer::scan(std::string_view text, Sink& sink) const {
+struct WordPieceTokenizer::WordBuilder {
+  Sink& sink;
   std::string word;  // the current word, normalised (lower-case, no accents)
-  word.reserve(128);
-  int word_chars = 0;
+  int chars = 0;
   // Emits the pending word; false when the sink wants no more.
-  auto flush = [&]() -> bool {
+  bool flush() {
     if (word.empty()) return true;
-    const bool more = sink.word(std::string_view(word), word_chars);
+    const bool more = sink.word(std::string_view(word), chars);
     word.clear();
-    word_chars = 0;
+    chars = 0;
     return more;
-  };
+  }
   // A punctuation or CJK character: a word of its own.
-  auto lone = [&](int32_t cp) -> bool {
+  bool lone(int32_t cp) {
     if (!flush()) return false;
     append_utf8(word, cp);
-    word_chars = 1;
+    chars = 1;
     return flush();
-  };
+  }
+  void add(int32_t cp) {
+    append_utf8(word, cp);
+    ++chars;
+  }
+};
 
+template <class Sink>
+void WordPieceTokenizer::scan(std::string_view text, Sink& sink) const {
+  WordBuilder<Sink> out{sink, {}, 0};
+  out.word.reserve(128);
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();
   std::size_t i = 0;
   while (i < n) {
-    const unsigned char b = p[i];
-    if (b < 128) {  // ASCII fast path: most of English review text
-      if (special_first_byte_[b]) {  // a special token written in the text?
-        bool matched = false;
-        for (int32_t id : special_ids_) {
-          const std::string& s = tokens_[id];
-          if (text.compare(i, s.size(), s) == 0) {
-            if (!flush() || !sink.special(id)) return;
-            i += s.size();
-            matched = true;
-            break;
-          }
-        }
-        if (matched) continue;
-      }
-      AsciiClass cls = kAscii.cls[b];
-      // Without clean_text, control bytes stay in the word, except the two
-      // that Unicode counts as White_Space (the pre-tokenizer splits on them).
-      if (cls == kDrop && !options_.clean_text) cls = (b == 0x0B || b == 0x0C) ? kSpace : kWordByte;
-      switch (cls) {
-        case kWordByte:
-          word.push_back(options_.lowercase ? kAscii.lower[b] : static_cast<char>(b));
-          ++word_chars;
-          break;
-        case kSpace:
-          if (!flush()) return;
-          break;
-        case kDrop:
-          break;
-        case kPunct:
-          if (!lone(b)) return;
-          break;
-      }
-      ++i;
+    if (p[i] < 128) {  // ASCII fast path: most of English review text
+      if (!scan_ascii(text, i, out)) return;
       continue;
     }
-
     utf8proc_int32_t cp = -1;
     const auto len = utf8proc_iterate(p + i, static_cast<utf8proc_ssize_t>(n - i), &cp);
     if (len <= 0) {  // invalid UTF-8: drop one byte (see top comment)
@@ -283,57 +260,91 @@ void WordPieceTokenizer::scan(std::string_view text, Sink& sink) const {
       continue;
     }
     i += static_cast<std::size_t>(len);
-    if (cp == 0xFFFD && options_.clean_text) continue;
-    const auto cat = static_cast<utf8proc_category_t>(utf8proc_get_property(cp)->category);
-    switch (cat) {
-      case UTF8PROC_CATEGORY_CC: case UTF8PROC_CATEGORY_CF:
-      case UTF8PROC_CATEGORY_CO: case UTF8PROC_CATEGORY_CS:
-        if (options_.clean_text) continue;  // control characters are dropped (Cn is kept, as HF does)
-        if (cp == 0x85) {  // NEL: kept without clean_text, and White_Space for the pre-tokenizer
-          if (!flush()) return;
-          continue;
-        }
-        break;
-      case UTF8PROC_CATEGORY_ZS: case UTF8PROC_CATEGORY_ZL: case UTF8PROC_CATEGORY_ZP:
-        if (!flush()) return;
-        continue;
-      default:
-        break;
-    }
-    // With strip_accents: NFD, drop nonspacing marks; then lower-case. CJK
-    // ideographs only decompose (compatibility ideographs are canonical
-    // singletons) and stand alone.
-    utf8proc_int32_t parts[8];
-    utf8proc_ssize_t n_parts = 1;
-    parts[0] = cp;
-    if (options_.strip_accents) {
-      int last_boundclass = 0;
-      n_parts = utf8proc_decompose_char(cp, parts, 8, UTF8PROC_DECOMPOSE, &last_boundclass);
-      if (n_parts < 0 || n_parts > 8) {  // cannot happen for valid code points
-        parts[0] = cp;
-        n_parts = 1;
-      }
-    } else if (options_.lowercase && cp == 0x130) {
-      // Rust's full to_lowercase of U+0130 is "i" + U+0307 (with NFD first,
-      // the decomposition gives the same pair).
-      parts[0] = 'I', parts[1] = 0x307;
-      n_parts = 2;
-    }
-    const bool cjk = options_.handle_chinese_chars && is_cjk(cp);
-    for (utf8proc_ssize_t k = 0; k < n_parts; ++k) {
-      if (options_.strip_accents && utf8proc_category(parts[k]) == UTF8PROC_CATEGORY_MN) continue;
-      // Simple per-code-point lower-case equals Rust's full to_lowercase for
-      // every character that survives NFD (only U+0130 differs, handled above).
-      const int32_t c = options_.lowercase ? utf8proc_tolower(parts[k]) : parts[k];
-      if (cjk || is_punct(c)) {
-        if (!lone(c)) return;
-      } else {
-        append_utf8(word, c);
-        ++word_chars;
+    if (!scan_code_point(cp, out)) return;
+  }
+  out.flush();
+}
+
+template <class Sink>
+bool WordPieceTokenizer::scan_ascii(std::string_view text, std::size_t& i, WordBuilder<Sink>& out) const {
+  const auto b = static_cast<unsigned char>(text[i]);
+  if (special_first_byte_[b]) {  // a special token written in the text?
+    for (int32_t id : special_ids_) {
+      const std::string& s = tokens_[id];
+      if (text.compare(i, s.size(), s) == 0) {
+        if (!out.flush() || !out.sink.special(id)) return false;
+        i += s.size();
+        return true;
       }
     }
   }
-  flush();
+  ++i;
+  AsciiClass cls = kAscii.cls[b];
+  // Without clean_text, control bytes stay in the word, except the two
+  // that Unicode counts as White_Space (the pre-tokenizer splits on them).
+  if (cls == kDrop && !options_.clean_text) cls = (b == 0x0B || b == 0x0C) ? kSpace : kWordByte;
+  switch (cls) {
+    case kWordByte:
+      out.word.push_back(options_.lowercase ? kAscii.lower[b] : static_cast<char>(b));
+      ++out.chars;
+      return true;
+    case kSpace:
+      return out.flush();
+    case kDrop:
+      return true;
+    case kPunct:
+      return out.lone(b);
+  }
+  return true;
+}
+
+template <class Sink>
+bool WordPieceTokenizer::scan_code_point(int32_t cp, WordBuilder<Sink>& out) const {
+  if (cp == 0xFFFD && options_.clean_text) return true;
+  const auto cat = static_cast<utf8proc_category_t>(utf8proc_get_property(cp)->category);
+  switch (cat) {
+    case UTF8PROC_CATEGORY_CC: case UTF8PROC_CATEGORY_CF:
+    case UTF8PROC_CATEGORY_CO: case UTF8PROC_CATEGORY_CS:
+      if (options_.clean_text) return true;  // control characters are dropped (Cn is kept, as HF does)
+      if (cp == 0x85) return out.flush();  // NEL: kept without clean_text, and White_Space for the pre-tokenizer
+      break;
+    case UTF8PROC_CATEGORY_ZS: case UTF8PROC_CATEGORY_ZL: case UTF8PROC_CATEGORY_ZP:
+      return out.flush();
+    default:
+      break;
+  }
+  // With strip_accents: NFD, drop nonspacing marks; then lower-case. CJK
+  // ideographs only decompose (compatibility ideographs are canonical
+  // singletons) and stand alone.
+  utf8proc_int32_t parts[8];
+  utf8proc_ssize_t n_parts = 1;
+  parts[0] = cp;
+  if (options_.strip_accents) {
+    int last_boundclass = 0;
+    n_parts = utf8proc_decompose_char(cp, parts, 8, UTF8PROC_DECOMPOSE, &last_boundclass);
+    if (n_parts < 0 || n_parts > 8) {  // cannot happen for valid code points
+      parts[0] = cp;
+      n_parts = 1;
+    }
+  } else if (options_.lowercase && cp == 0x130) {
+    // Rust's full to_lowercase of U+0130 is "i" + U+0307 (with NFD first,
+    // the decomposition gives the same pair).
+    parts[0] = 'I', parts[1] = 0x307;
+    n_parts = 2;
+  }
+  const bool cjk = options_.handle_chinese_chars && is_cjk(cp);
+  for (utf8proc_ssize_t k = 0; k < n_parts; ++k) {
+    if (options_.strip_accents && utf8proc_category(parts[k]) == UTF8PROC_CATEGORY_MN) continue;
+    // Simple per-code-point lower-case equals Rust's full to_lowercase for
+    // every character that survives NFD (only U+0130 differs, handled above).
+    const int32_t c = options_.lowercase ? utf8proc_tolower(parts[k]) : parts[k];
+    if (cjk || is_punct(c)) {
+      if (!out.lone(c)) return false;
+    } else {
+      out.add(c);
+    }
+  }
+  return true;
 }
 
 std::vector<std::string> WordPieceTokenizer::basic_tokenize(std::string_view text) const {

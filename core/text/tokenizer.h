@@ -96,8 +96,17 @@ class WordPieceTokenizer {
 
   // Runs the basic tokenizer over `text` and calls sink.word(bytes, n_chars) /
   // sink.special(id) in order; stops early when the sink returns false.
+  // One pass over the text: normalises and splits it into words for `sink`
+  // (BertNormalizer + BertPreTokenizer); scan_ascii and scan_code_point take
+  // one character each and return false when the sink wants no more.
+  template <class Sink>
+  struct WordBuilder;
   template <class Sink>
   void scan(std::string_view text, Sink& sink) const;
+  template <class Sink>
+  bool scan_ascii(std::string_view text, std::size_t& i, WordBuilder<Sink>& out) const;
+  template <class Sink>
+  bool scan_code_point(int32_t cp, WordBuilder<Sink>& out) const;
   // Appends the WordPiece ids of one basic-tokenized word to `out`.
   void wordpiece(std::string_view word, int n_chars, std::vector<int32_t>& out) const;
 

@@ -60,14 +60,10 @@ std::string value_text(const json& v) {
   return json_text(v);
 }
 
-// A readable environment value: strings bare, GPU lists as their names.
+// A readable GPU list: names with counts (gpu_summary).
 json gpu_names(const json& gpus) {
   if (!gpus.is_array()) return gpus;
-  std::string names;
-  for (const auto& g : gpus) {
-    const std::string name = g.is_object() && g.contains("name") && g["name"].is_string() ? g["name"].get<std::string>() : "?";
-    names += (names.empty() ? "" : ", ") + name;
-  }
+  const std::string names = gpu_summary(Environment(json{{"gpus", gpus}}));
   return names.empty() ? json("none") : json(names);
 }
 
@@ -330,10 +326,10 @@ PairComparison compare_reports(const Side& reference, const Side& other, const C
   p.other_runs = static_cast<int>(other.runs.size());
   const Report& a0 = reference.runs.front();
   const Report& b0 = other.runs.front();
-  p.reference_run = a0.environment;
-  p.other_run = b0.environment;
+  p.reference_run = a0.environment.facts();
+  p.other_run = b0.environment.facts();
   p.config = check_configs(a0.config, b0.config);
-  p.environment = diff_environments(a0.environment, b0.environment);
+  p.environment = diff_environments(a0.environment.facts(), b0.environment.facts());
 
   std::vector<std::string> names;
   for (const auto* side : {&reference, &other})

@@ -190,22 +190,10 @@ bool is_bad(double v) { return !std::isfinite(v) || v < 0; }
 
 }  // namespace
 
-std::string machine_key(const json& environment) {
-  JsonFields env(environment, "environment");
+std::string machine_key(const Environment& environment) {
+  JsonFields env(environment.facts(), "environment");  // InputError naming a missing host or CPU model
   std::string key = env.string("host") + " | " + env.object("cpu").string("model");
-  // GPU names with counts, in first-seen order: "2x NVIDIA H200".
-  if (env.has("gpus") && env.at("gpus").is_array() && !env.at("gpus").empty()) {
-    std::vector<std::pair<std::string, int>> names;
-    for (const auto& g : env.at("gpus")) {
-      const std::string name = g.is_object() && g.contains("name") && g["name"].is_string() ? g["name"].get<std::string>() : "?";
-      auto it = std::find_if(names.begin(), names.end(), [&](const auto& p) { return p.first == name; });
-      if (it == names.end()) names.push_back({name, 1});
-      else ++it->second;
-    }
-    key += " |";
-    for (size_t i = 0; i < names.size(); ++i)
-      key += (i ? ", " : " ") + (names[i].second > 1 ? std::to_string(names[i].second) + "x " : "") + names[i].first;
-  }
+  if (const std::string gpus = gpu_summary(environment); !gpus.empty()) key += " | " + gpus;  // "2x NVIDIA H200"
   return key;
 }
 
@@ -317,7 +305,7 @@ HistoryStore::Added HistoryStore::add(const json& report_json, const std::string
   const RunKey key = run_key(report, where, machine);
   HistoryRun run;
   try {
-    JsonFields env(report.environment, "environment");
+    JsonFields env(report.environment.facts(), "environment");
     run.time = env.string("timestamp");
     run.git_commit = env.has("git_commit") && env.at("git_commit").is_string() ? env.string("git_commit") : "unknown";
   } catch (const InputError& e) {

@@ -46,7 +46,7 @@ namespace ftb {
 
 inline constexpr int kHistorySchemaVersion = 1;
 
-std::string machine_key(const nlohmann::json& environment);  // InputError naming the missing key
+std::string machine_key(const Environment& environment);  // InputError naming the missing key
 std::string config_hash(const nlohmann::json& config);
 std::string report_hash(const nlohmann::json& report_json);
 // The config keys (dotted paths) config_hash leaves out.

@@ -40,8 +40,8 @@ std::optional<double> speedup_vs_baseline(const Report& report, const ScenarioRe
 }
 
 bool repeats_in_rounds(const Report& report) {
-  const auto it = report.environment.find("repeats");
-  return it != report.environment.end() && it->is_object() && it->value("order", "") == "rounds";
+  const nlohmann::json* repeats = report.environment.find("repeats");
+  return repeats && repeats->is_object() && repeats->value("order", "") == "rounds";
 }
 
 nlohmann::json to_json(const stats::Interval& i) {

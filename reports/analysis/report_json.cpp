@@ -40,7 +40,7 @@ json report_to_json(const Report& report, const std::string& baseline) {
     results.push_back(std::move(j));
   }
   json out = {{"schema", kReportSchema},
-              {"environment", report.environment},
+              {"environment", report.environment.facts()},
               {"config", report.config},
               {"results", std::move(results)}};
   if (report.run_noise.is_object()) out["run_noise"] = report.run_noise;

@@ -39,7 +39,7 @@ Report report_from_json(const json& input, const std::string& where) {
     JsonFields f(j, "");
     f.object("environment");
     f.object("config");
-    report.environment = f.at("environment");
+    report.environment = Environment(f.at("environment"));
     report.config = f.at("config");
     if (f.has("run_noise")) {
       f.object("run_noise");

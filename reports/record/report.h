@@ -8,6 +8,7 @@
 // atomically (temporary file + rename), so a crash never leaves half a report.
 #pragma once
 
+#include "reports/record/environment.h"
 #include "reports/record/report_upgrade.h"
 #include "scenarios/result.h"
 
@@ -21,7 +22,7 @@ namespace ftb {
 inline constexpr const char* kReportSchema = kReportSchemaV4;  // what the writer writes
 
 struct Report {
-  nlohmann::json environment = nlohmann::json::object();  // capture_environment()
+  Environment environment;                                 // the machine and the run's circumstances
   nlohmann::json config = nlohmann::json::object();       // the resolved RunConfig
   std::vector<ScenarioResult> results;                    // in run order
   // A calibrate noise file (reports/analysis/noise.h) plus "source": its

@@ -25,10 +25,7 @@ std::string series_name(const Report& report, const ScenarioResult& r) {
          r.scenario;
 }
 
-std::string env_string(const json& env, const char* key) {
-  const auto it = env.find(key);
-  return it != env.end() && it->is_string() ? it->get<std::string>() : "unknown";
-}
+std::string or_unknown(const std::string& s) { return s.empty() ? "unknown" : s; }
 
 std::string number(double v) {
   char buf[32];
@@ -48,8 +45,8 @@ json github_entries(const Report& report, const std::vector<Exported>& metrics) 
       const std::string extra = "median of " + std::to_string(r.repeats.size()) + " repeats, interval [" +
                                 number(low) + ", " + number(high) + "]\n" + r.device + ", " + to_string(r.precision) +
                                 ", world_size " + std::to_string(r.world_size) + "\nmachine " +
-                                env_string(report.environment, "host") + ", commit " +
-                                env_string(report.environment, "git_commit");
+                                or_unknown(report.environment.host()) + ", commit " +
+                                or_unknown(report.environment.git_commit());
       out.push_back({{"name", series_name(report, r) + "/" + to_string(e.metric)},
                      {"unit", metric_unit(e.metric)},
                      {"value", value},

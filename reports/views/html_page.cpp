@@ -176,7 +176,7 @@ std::string report_page_html(const Report& report, const std::vector<PageChart>&
   if (const auto memory = memory_table(report)) out += "<h2>Memory per rank</h2>\n" + table_html(*memory, "memory");
   out += "<h2>Charts</h2>\n" + charts_html(charts);
   out += "<h2>Environment</h2>\n<div id=\"environment\">";
-  append_value(out, report.environment);
+  append_value(out, report.environment.facts());
   out += "</div>\n<h2>Config</h2>\n<details><summary>the resolved config</summary>\n";
   append_value(out, report.config);
   out += "</details>\n</body>\n</html>\n";

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "core/base/errors.h"
+
 #include "core/base/text_format.h"
 #include "reports/analysis/intervals.h"
 #include "reports/views/ladder.h"
@@ -53,9 +55,9 @@ std::string wall_time(double s) {
 std::string mfu_of_peak(const Report& report, const ScenarioResult& r) {
   if (!std::isfinite(r.mfu) || r.mfu <= 0) return kDash;
   std::string peak;
-  const auto env = report.environment.find("peak_matmul_tflops");
-  if (env != report.environment.end() && env->is_object() && env->contains("by_precision")) {
-    const auto& peaks = (*env)["by_precision"];
+  const nlohmann::json* env = report.environment.find("peak_matmul_tflops");
+  if (env && env->is_object() && env->contains("by_precision")) {
+    const auto& peaks = env->at("by_precision");
     for (const std::string& p : {to_string(r.precision), to_string(Precision::fp32)}) {
       if (peaks.contains(p) && peaks[p].is_number() && peaks[p].get<double>() > 0) {
         peak = printf_str("%.3g", peaks[p].get<double>()) + " " + p;
@@ -136,12 +138,13 @@ NumberedNotes numbered_notes(const Report& report, const std::string& baseline) 
   for (const auto& r : report.results) {
     std::string refs;
     if (r.status == Status::skipped) {
-      out.not_run.push_back(r.scenario + ": " + (r.reason.empty() ? "(no reason given)" : r.reason));
+      // One line each (a reason may hold a newline: escaped, core/base/errors.h).
+      out.not_run.push_back(one_line(r.scenario + ": " + (r.reason.empty() ? "(no reason given)" : r.reason)));
     } else {
       for (const auto& n : row_notes(report, r, baseline)) {
         auto it = number_of.find(n);
         if (it == number_of.end()) {
-          out.footnotes.push_back(n);
+          out.footnotes.push_back(one_line(n));
           it = number_of.emplace(n, out.footnotes.size()).first;
         }
         refs += (refs.empty() ? "" : ",") + std::to_string(it->second);

@@ -1,0 +1,243 @@
+// regress (reports/analysis/regress.h): the history and baseline rules, bad
+// input naming the file and what differs. The rule is proved by simulation
+// through the history store, as a nightly job would use it.
+#include "core/base/errors.h"
+#include "core/base/files.h"
+#include "reports/analysis/history.h"
+#include "reports/analysis/noise.h"
+#include "reports/analysis/regress.h"
+#include "reports/analysis/trend.h"
+#include "reports/views/table.h"
+#include "reports/views/trend_chart.h"
+#include "tests/history_fixtures.h"
+
+#include <doctest/doctest.h>
+#include <sqlite3.h>
+
+#include <cmath>
+#include <limits>
+#include <thread>
+
+using nlohmann::json;
+using namespace ftb;
+using ftb::testing::FakeRun;
+using ftb::testing::error_of;
+using ftb::testing::fake_report_json;
+using ftb::testing::night;
+using ftb::testing::night_time;
+using ftb::testing::run_at;
+
+namespace {
+
+const MetricVerdict& row(const RegressSummary& s, const std::string& scenario, Metric m) {
+  for (const auto& r : s.rows)
+    if (r.scenario == scenario && r.metric == m) return r;
+  FAIL("no row " << scenario << " " << to_string(m));
+  return s.rows.front();
+}
+
+}  // namespace
+
+TEST_CASE("regress vs history: the window is the machine's same preset and config, newest first") {
+  TempDir dir("ftb_history");
+  const std::string db = dir.path() + "/h.db";
+  HistoryStore store(db, HistoryStore::Open::create);
+  std::mt19937_64 rng(7);
+  for (int k = 0; k < 25; ++k) store.add(fake_report_json(run_at(k, night(rng, 0, 5, 0.02))), "r.json");
+  store.add(fake_report_json(run_at(30, {50, 50, 50}, "other-host")), "other.json");
+  const RunKey key = run_key(testing::fake_report(run_at(0, {1})), "x");
+  const auto w = store.window(key, "baseline", 20, "");
+  REQUIRE(w.size() == 20);
+  CHECK(w.front().run.time == night_time(24));
+  CHECK(w.back().run.time == night_time(5));
+
+  RegressOptions o;
+  // Tonight 15 % slower: regressed, exit-worthy.
+  const json slow = fake_report_json(run_at(40, {85, 86, 84, 85.5, 84.5}));
+  const RegressSummary s = regress_vs_history(store, db, slow, "tonight.json", o);
+  const auto& t = row(s, "baseline", Metric::train_samples_per_s);
+  CHECK(t.outcome == Outcome::regressed);
+  CHECK(t.gating);
+  CHECK(t.reference_runs == 20);
+  CHECK(t.reference_n == 100);
+  CHECK(t.change == doctest::Approx(-0.15).epsilon(0.05));
+  CHECK(s.regressed());
+  // Accuracy and memory did not move and are not gating by default.
+  CHECK(row(s, "baseline", Metric::test_acc).outcome == Outcome::same);
+  CHECK_FALSE(row(s, "baseline", Metric::peak_bytes).gating);
+  const std::string md = regress_markdown(s);
+  CHECK(md.find("**REGRESSED**") != std::string::npos);
+  CHECK(md.find("| baseline | train_samples_per_s ") != std::string::npos);
+  CHECK(md.find(" samples/s (20 runs, n=100) | ") != std::string::npos);
+  CHECK(md.find("**Result: REGRESSED** (baseline train_samples_per_s)") != std::string::npos);
+
+  // Unchanged: same. Added before regress (a nightly job's order): excluded from its own window.
+  const json same = fake_report_json(run_at(41, night(rng, 0, 5, 0.02)));
+  store.add(same, "same.json");
+  const RegressSummary s2 = regress_vs_history(store, db, same, "same.json", o);
+  CHECK(row(s2, "baseline", Metric::train_samples_per_s).outcome == Outcome::same);
+  CHECK(row(s2, "baseline", Metric::train_samples_per_s).reference_runs == 20);
+  CHECK_FALSE(s2.regressed());
+  CHECK(regress_markdown(s2).find("**Result: no regression.**") != std::string::npos);
+
+  // Accuracy drop beyond the smoke preset's 2 points, gating when asked.
+  FakeRun dumb = run_at(42, night(rng, 0, 5, 0.02));
+  dumb.test_acc = 0.80;
+  o.fail_on = {Gate::throughput, Gate::accuracy, Gate::memory};
+  const RegressSummary s3 = regress_vs_history(store, db, fake_report_json(dumb), "dumb.json", o);
+  CHECK(row(s3, "baseline", Metric::test_acc).outcome == Outcome::regressed);
+  CHECK(s3.regressed());
+  // Memory growth beyond the 3 % minimum effect.
+  FakeRun fat = run_at(43, night(rng, 0, 5, 0.02));
+  fat.peak_bytes = 110 << 20;
+  const RegressSummary s4 = regress_vs_history(store, db, fake_report_json(fat), "fat.json", o);
+  CHECK(row(s4, "baseline", Metric::peak_bytes).outcome == Outcome::regressed);
+  CHECK(row(s4, "baseline", Metric::peak_bytes).change == doctest::Approx(0.1));
+}
+
+TEST_CASE("regress vs history: an empty window is insufficient history, another preset or config is named") {
+  TempDir dir("ftb_history");
+  const std::string db = dir.path() + "/h.db";
+  HistoryStore store(db, HistoryStore::Open::create);
+  const json tonight = fake_report_json(run_at(10, {90, 91, 89, 90, 90}));
+  RegressOptions o;
+  RegressSummary s = regress_vs_history(store, db, tonight, "tonight.json", o);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::insufficient);
+  CHECK_FALSE(s.regressed());
+  CHECK(regress_markdown(s).find("insufficient history") != std::string::npos);
+  // Two runs: still fewer than min_runs (3).
+  store.add(fake_report_json(run_at(0, {100, 101, 99, 100, 100})), "r0.json");
+  store.add(fake_report_json(run_at(1, {100, 101, 99, 100, 100})), "r1.json");
+  s = regress_vs_history(store, db, tonight, "tonight.json", o);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::insufficient);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).note.find("2 night(s) of this series, 3 needed") !=
+        std::string::npos);
+
+  FakeRun paper = run_at(11, {90});
+  paper.preset = "paper";
+  CHECK(error_of([&] { regress_vs_history(store, db, fake_report_json(paper), "paper.json", o); })
+            .find("paper.json: preset 'paper' differs from the history's (smoke) for machine 'sim | Test CPU'") == 0);
+  FakeRun lr = run_at(11, {90});
+  lr.lr = 0.01;
+  const std::string e = error_of([&] { regress_vs_history(store, db, fake_report_json(lr), "lr.json", o); });
+  CHECK(e.find("lr.json: config differs from the latest 'smoke' run") == 0);
+  CHECK(e.find("lr: 0.001 -> 0.01") != std::string::npos);
+  // Another machine with no history at all: insufficient, not an error.
+  s = regress_vs_history(store, db, fake_report_json(run_at(12, {90}, "new-box")), "new.json", o);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::insufficient);
+}
+
+TEST_CASE("regress vs baseline runs: one run a side cannot tell, several runs or a noise file can") {
+  RegressOptions o;
+  const json base5 = fake_report_json(run_at(0, {100, 101, 99, 100.5, 99.5}));
+  const json slow5 = fake_report_json(run_at(1, {80, 81, 79, 80.5, 79.5}));
+  // One baseline run: its repeats share one process's luck; no verdict however clear they look.
+  RegressSummary s = regress_vs_baseline({{base5, "base.json"}}, slow5, "now.json", o);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::insufficient);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).note.find("cannot tell from one run a side") == 0);
+  CHECK(regress_markdown(s).find("| cannot tell |") != std::string::npos);
+  CHECK_FALSE(s.regressed());
+  // Three baseline runs (1 % apart): a 20 % slowdown is a regression, a 1 % one is not.
+  const std::vector<NamedReport> three = {{fake_report_json(run_at(0, {100, 101, 99})), "b1.json"},
+                                          {fake_report_json(run_at(1, {101, 102, 100})), "b2.json"},
+                                          {fake_report_json(run_at(2, {99, 100, 98})), "b3.json"}};
+  s = regress_vs_baseline(three, slow5, "now.json", o);
+  const auto& t = row(s, "baseline", Metric::train_samples_per_s);
+  CHECK(t.outcome == Outcome::regressed);
+  CHECK(t.reference_runs == 3);
+  CHECK(t.df == 2);
+  CHECK(t.p < 0.005);
+  CHECK(s.regressed());
+  CHECK(s.reference == "baseline runs b1.json, b2.json, b3.json");
+  s = regress_vs_baseline(three, fake_report_json(run_at(3, {99, 100, 98})), "now.json", o);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::same);
+  // With a calibrated run-to-run noise (2 %), one run each can be judged.
+  NoiseFile noise;
+  noise.key = run_key(testing::fake_report(run_at(0, {1})), "x");
+  NoiseEstimate e;
+  e.run_cv = 0.02;
+  e.run_df = 9;
+  noise.scenarios["baseline"][Metric::train_samples_per_s] = e;
+  o.noise = &noise;
+  s = regress_vs_baseline({{fake_report_json(run_at(0, {100})), "base.json"}}, fake_report_json(run_at(1, {85})),
+                          "now.json", o);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::regressed);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).note == "t-test over runs, noise from noise file");
+  s = regress_vs_baseline({{fake_report_json(run_at(0, {100})), "base.json"}}, fake_report_json(run_at(1, {99})),
+                          "now.json", o);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::same);
+  // A noise file of another config is refused, naming it.
+  noise.key.config_hash = "0000000000000000";
+  o.noise_path = "noise.json";
+  CHECK(error_of([&] { regress_vs_baseline({{base5, "base.json"}}, slow5, "now.json", o); }).find("noise.json: ") == 0);
+  o.noise = nullptr;
+  // Another preset or config than a baseline's.
+  FakeRun paper = run_at(1, {80});
+  paper.preset = "paper";
+  CHECK(error_of([&] { regress_vs_baseline({{base5, "base.json"}}, fake_report_json(paper), "now.json", o); }) ==
+        "now.json: preset 'paper' differs from the baseline's 'smoke' (base.json)");
+}
+
+TEST_CASE("regress through the history store: a 15 % slowdown caught in >= 90 of 100 trials, A/A alarms <= 2") {
+  // Seeded synthetic histories with two levels of noise: each night's luck
+  // (2 %) shared by its 5 repeats (3 % each), 8 nights a trial, each night a
+  // report added to a real store (one SQLite file, one machine key per
+  // trial), tonight judged by regress_vs_history as `ftbench regress` does.
+  // (test_nightly.cpp holds judge_nights itself to the rates over thousands
+  // of trials and ten scenarios; this checks the path through the store.)
+  TempDir dir("ftb_history_sim");
+  const std::string db = dir.path() + "/sim.db";
+  HistoryStore store(db, HistoryStore::Open::create);
+  std::mt19937_64 rng(20261201);
+  std::normal_distribution<double> luck(0, 0.02);
+  auto two_level = [&](double slowdown) {
+    const double night_luck = std::exp(luck(rng));
+    auto v = night(rng, slowdown, 5, 0.03);
+    for (auto& x : v) x *= night_luck;
+    return v;
+  };
+  constexpr int kTrials = 100;
+  int caught = 0, false_alarms = 0;
+  RegressOptions o;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    const std::string host = "sim-" + std::to_string(trial);
+    for (int k = 0; k < 8; ++k) store.add(fake_report_json(run_at(k, two_level(0), host)), "night.json");
+    const json slow = fake_report_json(run_at(100, two_level(0.15), host));
+    const json same = fake_report_json(run_at(101, two_level(0), host));
+    const auto s = regress_vs_history(store, db, slow, "slow.json", o);
+    const auto a = regress_vs_history(store, db, same, "same.json", o);
+    REQUIRE(row(s, "baseline", Metric::train_samples_per_s).reference_n == 40);
+    caught += s.regressed();
+    false_alarms += a.regressed();
+  }
+  MESSAGE("through the store: caught " << caught << "/" << kTrials << ", A/A false alarms " << false_alarms << "/"
+                                       << kTrials);
+  CHECK(caught >= 90);
+  CHECK(false_alarms <= 2);
+}
+
+TEST_CASE("regress vs history: a step the history already shows is named once with its commits, not failed again") {
+  TempDir dir("ftb_history");
+  const std::string db = dir.path() + "/h.db";
+  HistoryStore store(db, HistoryStore::Open::create);
+  std::mt19937_64 rng(31);
+  for (int k = 0; k < 8; ++k) store.add(fake_report_json(run_at(k, night(rng, 0, 5, 0.01))), "r.json");
+  // The first slow night: a regression (and the team accepts it).
+  const json first = fake_report_json(run_at(8, night(rng, 0.15, 5, 0.01)));
+  CHECK(regress_vs_history(store, db, first, "n8.json", RegressOptions{}).regressed());
+  store.add(first, "n8.json");
+  // The nights after it: judged against the new level, the step named.
+  for (int k = 9; k < 12; ++k) {
+    const json tonight = fake_report_json(run_at(k, night(rng, 0.15, 5, 0.01)));
+    const auto s = regress_vs_history(store, db, tonight, "tonight.json", RegressOptions{});
+    CHECK_FALSE(s.regressed());
+    const auto& t = row(s, "baseline", Metric::train_samples_per_s);
+    CHECK(t.level_runs == k - 8);
+    REQUIRE(t.steps.size() == 1);
+    CHECK(t.steps[0].rfind("-1", 0) == 0);  // about -15 %
+    CHECK(t.steps[0].find("between c7 (" + night_time(7) + ") and c8 (" + night_time(8) + ")") !=
+          std::string::npos);
+    CHECK(regress_markdown(s).find("the history shows a level change -1") != std::string::npos);
+    store.add(tonight, "tonight.json");
+  }
+}
