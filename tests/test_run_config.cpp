@@ -18,11 +18,12 @@ TEST_CASE("run_config: presets resolve and validate") {
   CHECK(paper.padding == ftb::Padding::max_length);
   CHECK(paper.seed == 123);
   CHECK_THROWS_AS(ftb::preset_config("nope"), ftb::InputError);
-  // smoke on real reviews: one epoch at 256 tokens (its validation accuracy
-  // peaks after the first); the other presets do not change.
+  // smoke on real reviews: one epoch at 256 tokens, batch 64 (its validation
+  // accuracy peaks after the first); the other presets do not change.
   const auto reviews = ftb::preset_config("smoke", /*reviews=*/true);
   CHECK(reviews.max_length == 256);
   CHECK(reviews.epochs == 1);
+  CHECK(reviews.batch_size == 64);
   CHECK(ftb::preset_config("smoke").max_length == 128);
   CHECK(ftb::preset_config("paper", true).max_length == paper.max_length);
 }

@@ -116,7 +116,8 @@ struct RunConfig {
 // pretrained-small (the reference's recipe from a small pre-trained BERT-family
 // folder, tools/get_pretrained.sh, on IMDB: about 30 minutes on 2 cores).
 // `reviews`: the run reads real reviews (--data or data=), where smoke trains
-// 1 epoch at 256 tokens instead of 3 at 128 (see preset_config).
+// 1 epoch at 256 tokens, batch 64, instead of 3 at 128, batch 32 (see
+// preset_config).
 RunConfig preset_config(const std::string& name, bool reviews = false);  // InputError naming --preset
 std::vector<std::string> preset_names();
 
