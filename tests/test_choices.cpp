@@ -8,11 +8,7 @@
 
 namespace ftb {
 enum class Colour { red, green };
-template <>
-struct Choices<Colour> {
-  static constexpr std::pair<Colour, std::string_view> names[] = {
-      {Colour::red, "red"}, {Colour::green, "green"}, {Colour::red, "rouge"}};
-};
+FTB_CHOICES(Colour, {Colour::red, "red"}, {Colour::green, "green"}, {Colour::red, "rouge"});
 }  // namespace ftb
 
 using ftb::Colour;

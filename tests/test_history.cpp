@@ -1,30 +1,18 @@
 // The history store (reports/analysis/history.h): keys, idempotent adds,
 // transactions, concurrent writers, schema version.
-#include "core/base/errors.h"
 #include "core/base/files.h"
 #include "reports/analysis/history.h"
-#include "reports/analysis/noise.h"
 #include "reports/analysis/regress.h"
-#include "reports/analysis/trend.h"
-#include "reports/views/table.h"
-#include "reports/views/trend_chart.h"
 #include "tests/history_fixtures.h"
 
 #include <doctest/doctest.h>
-#include <sqlite3.h>
 
-#include <cmath>
-#include <limits>
+#include <sqlite3.h>
 #include <thread>
 
 using nlohmann::json;
 using namespace ftb;
-using ftb::testing::FakeRun;
-using ftb::testing::error_of;
-using ftb::testing::fake_report_json;
-using ftb::testing::night;
-using ftb::testing::night_time;
-using ftb::testing::run_at;
+using namespace ftb::testing;
 
 
 TEST_CASE("history keys: machine from host, CPU and GPUs, config hash ignores output paths and repeats") {

@@ -1,31 +1,19 @@
 // regress (reports/analysis/regress.h): the history and baseline rules, bad
 // input naming the file and what differs. The rule is proved by simulation
 // through the history store, as a nightly job would use it.
-#include "core/base/errors.h"
 #include "core/base/files.h"
 #include "reports/analysis/history.h"
 #include "reports/analysis/noise.h"
 #include "reports/analysis/regress.h"
-#include "reports/analysis/trend.h"
-#include "reports/views/table.h"
-#include "reports/views/trend_chart.h"
 #include "tests/history_fixtures.h"
 
 #include <doctest/doctest.h>
-#include <sqlite3.h>
 
 #include <cmath>
-#include <limits>
-#include <thread>
 
 using nlohmann::json;
 using namespace ftb;
-using ftb::testing::FakeRun;
-using ftb::testing::error_of;
-using ftb::testing::fake_report_json;
-using ftb::testing::night;
-using ftb::testing::night_time;
-using ftb::testing::run_at;
+using namespace ftb::testing;
 
 namespace {
 

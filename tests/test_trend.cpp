@@ -1,30 +1,16 @@
 // The trend (reports/analysis/trend.h) and its chart: each run judged against
 // the runs before it, change points with their commit ranges.
-#include "core/base/errors.h"
 #include "core/base/files.h"
 #include "reports/analysis/history.h"
-#include "reports/analysis/noise.h"
-#include "reports/analysis/regress.h"
 #include "reports/analysis/trend.h"
-#include "reports/views/table.h"
 #include "reports/views/trend_chart.h"
 #include "tests/history_fixtures.h"
 
 #include <doctest/doctest.h>
-#include <sqlite3.h>
-
-#include <cmath>
-#include <limits>
-#include <thread>
 
 using nlohmann::json;
 using namespace ftb;
-using ftb::testing::FakeRun;
-using ftb::testing::error_of;
-using ftb::testing::fake_report_json;
-using ftb::testing::night;
-using ftb::testing::night_time;
-using ftb::testing::run_at;
+using namespace ftb::testing;
 
 TEST_CASE("trend: each run judged against the runs before it, the chart marks the regressed one") {
   TempDir dir("ftb_history");

@@ -21,11 +21,7 @@
 namespace ftb {
 
 enum class MallocMode { tuned, system };
-template <>
-struct Choices<MallocMode> {
-  static constexpr std::pair<MallocMode, std::string_view> names[] = {{MallocMode::tuned, "tuned"},
-                                                                      {MallocMode::system, "system"}};
-};
+FTB_CHOICES(MallocMode, {MallocMode::tuned, "tuned"}, {MallocMode::system, "system"});
 
 inline constexpr long kTunedMmapThreshold = 32L << 20;   // bytes
 inline constexpr long kTunedTrimThreshold = 1L << 30;    // bytes

@@ -32,6 +32,12 @@ namespace ftb {
 template <class E>
 struct Choices;  // specialised beside each enum: static constexpr std::pair<E, std::string_view> names[]
 
+#define FTB_CHOICES(E, ...)                                                 \
+  template <>                                                               \
+  struct Choices<E> {                                                       \
+    static constexpr std::pair<E, std::string_view> names[] = {__VA_ARGS__}; \
+  }
+
 template <class E, class = void>
 struct has_choices : std::false_type {};
 template <class E>

@@ -12,12 +12,14 @@ enum class Precision { fp32, bf16_mixed, fp16_mixed };
 
 // The report's spelling first, then Lightning's ("32", "32-true", "16-mixed",
 // "16", "bf16"): parse_choice<Precision> accepts all of them.
-template <>
-struct Choices<Precision> {
-  static constexpr std::pair<Precision, std::string_view> names[] = {
-      {Precision::fp32, "fp32"},         {Precision::bf16_mixed, "bf16-mixed"}, {Precision::fp16_mixed, "fp16-mixed"},
-      {Precision::fp32, "32"},           {Precision::fp32, "32-true"},          {Precision::bf16_mixed, "bf16"},
-      {Precision::fp16_mixed, "16-mixed"}, {Precision::fp16_mixed, "16"}};
-};
+FTB_CHOICES(Precision,
+            {Precision::fp32, "fp32"},
+            {Precision::bf16_mixed, "bf16-mixed"},
+            {Precision::fp16_mixed, "fp16-mixed"},
+            {Precision::fp32, "32"},
+            {Precision::fp32, "32-true"},
+            {Precision::bf16_mixed, "bf16"},
+            {Precision::fp16_mixed, "16-mixed"},
+            {Precision::fp16_mixed, "16"});
 
 }  // namespace ftb

@@ -15,11 +15,7 @@
 namespace ftb {
 
 enum class ModelType { distilbert, bert };
-template <>
-struct Choices<ModelType> {
-  static constexpr std::pair<ModelType, std::string_view> names[] = {{ModelType::distilbert, "distilbert"},
-                                                                     {ModelType::bert, "bert"}};
-};
+FTB_CHOICES(ModelType, {ModelType::distilbert, "distilbert"}, {ModelType::bert, "bert"});
 // HF's class name: "DistilBertForSequenceClassification" / "BertForSequenceClassification".
 std::string architecture_name(ModelType t);
 

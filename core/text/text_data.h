@@ -54,11 +54,7 @@ Splits load_split_folder(const std::string& path);
 // sigma 0.72: mean 273 after truncation to 512, as measured on the real
 // archive), so padding and length bucketing behave as on real reviews.
 enum class SyntheticLengths { compact, imdb };
-template <>
-struct Choices<SyntheticLengths> {
-  static constexpr std::pair<SyntheticLengths, std::string_view> names[] = {{SyntheticLengths::compact, "compact"},
-                                                                            {SyntheticLengths::imdb, "imdb"}};
-};
+FTB_CHOICES(SyntheticLengths, {SyntheticLengths::compact, "compact"}, {SyntheticLengths::imdb, "imdb"});
 
 struct SyntheticOptions {
   std::size_t count = 5000;

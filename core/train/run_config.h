@@ -21,11 +21,10 @@ namespace ftb {
 
 // MFU's peak: where it comes from and, for a given number, its TFLOP/s.
 enum class PeakSource { measured, datasheet, given };
-template <>
-struct Choices<PeakSource> {
-  static constexpr std::pair<PeakSource, std::string_view> names[] = {
-      {PeakSource::measured, "measured"}, {PeakSource::datasheet, "datasheet"}, {PeakSource::given, "given"}};
-};
+FTB_CHOICES(PeakSource,
+            {PeakSource::measured, "measured"},
+            {PeakSource::datasheet, "datasheet"},
+            {PeakSource::given, "given"});
 struct PeakSetting {
   PeakSource source = PeakSource::measured;
   double tflops = 0;  // given
