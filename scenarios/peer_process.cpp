@@ -162,6 +162,8 @@ PeerCommand peer_command() {
 std::string peer_unavailable(const RunConfig& c, const PeerVariant& v) {
   if (c.model_type == ModelType::bert)
     return "the peer runs Hugging Face's DistilBertForSequenceClassification; this run's model is BERT (model_type=bert)";
+  if (c.adam == AdamKernel::fused)
+    return "the peer steps torch.optim.Adam's loop or foreach kernel, as baseline; this run asks for adam=fused";
   const bool cuda = resolve_device(c.device).is_cuda();
   if (v != PeerVariant::fp32 && !cuda)
     return std::string("the peer's ") + (v == PeerVariant::amp_compiled ? "torch.compile + fp16 AMP" : "fp16 AMP") +

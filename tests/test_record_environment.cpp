@@ -32,6 +32,9 @@ TEST_CASE("environment: named facts, absent or ill-typed ones empty, the JSON ba
   CHECK(odd.logical_cores() == 0);
   CHECK(odd.gpu_names().empty());
   CHECK(ftb::Environment(json::array()).facts() == json::object());
+  // A recorded empty name stays empty (history's machine keys were made so).
+  const ftb::Environment blank = json{{"gpus", json::array({{{"name", ""}}})}};
+  CHECK(blank.gpu_names() == std::vector<std::string>{""});
 }
 
 TEST_CASE("environment: one summary of the machine, GPUs by name and count first seen first") {

@@ -417,3 +417,19 @@ TEST_CASE("steady_throughput: post-warm-up samples over post-warm-up step and lo
   CHECK(ftb::steady_throughput(steps, 2, 2.0) == doctest::Approx(200));  // two ranks
   CHECK(ftb::steady_throughput(steps, 5) == 0);                         // nothing after warm-up
 }
+
+TEST_CASE("peer rows: adam=fused, which the config now accepts everywhere, leaves them out saying why") {
+  auto c = tiny_config();
+  c.adam = ftb::AdamKernel::fused;
+  for (const char* name : {"peer", "peer_amp", "peer_amp_compiled"}) {
+    CAPTURE(name);
+    const ftb::ScenarioInfo* info = ftb::find_scenario(name);
+    REQUIRE(info != nullptr);
+    REQUIRE(info->unavailable);
+    const std::string why = info->unavailable(c);
+    // The fp16 variants on a CPU name the device first; every variant is left out.
+    CHECK(!why.empty());
+  }
+  const std::string why = ftb::find_scenario("peer")->unavailable(c);
+  CHECK(why.find("adam=fused") != std::string::npos);
+}

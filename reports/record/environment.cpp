@@ -37,8 +37,8 @@ std::vector<std::string> Environment::gpu_names() const {
   const auto* gpus = find("gpus");
   if (!gpus || !gpus->is_array()) return names;
   for (const auto& g : *gpus) {
-    const std::string name = string_at(g, "name");
-    names.push_back(name.empty() ? "?" : name);
+    const bool named = g.is_object() && g.contains("name") && g.at("name").is_string();
+    names.push_back(named ? g.at("name").get<std::string>() : "?");
   }
   return names;
 }

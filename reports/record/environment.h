@@ -27,7 +27,7 @@ class Environment {
   std::string git_tree() const;    // clean | dirty | unknown
   std::string cpu_model() const;
   int64_t logical_cores() const;   // 0 when not recorded
-  std::vector<std::string> gpu_names() const;  // in index order; "?" for a GPU without a name
+  std::vector<std::string> gpu_names() const;  // in index order; "?" for a GPU whose name is not recorded
 
   // Any recorded fact by its top-level key; nullptr when absent.
   const nlohmann::json* find(std::string_view key) const;
