@@ -364,5 +364,4 @@ TEST_CASE("console table: every committed report's fits 120 columns, notes as fo
   const std::string text = ftb::console_table(smoke);
   CHECK(text.find("[1] ") != std::string::npos);
   CHECK(text.find("Not run here") == std::string::npos);  // every row of that run ran
-  CHECK(ftb::wrap_text("aaa bbb ccc ddd", 7, 2) == "aaa bbb\n  ccc\n  ddd");
 }

@@ -53,3 +53,12 @@ TEST_CASE("json_text writes bytes that are not UTF-8 as U+FFFD instead of throwi
   CHECK(json_text(j) == "{\"reason\":\"bad \xEF\xBF\xBD byte\"}");
   CHECK(json_text(j, 2) == "{\n  \"reason\": \"bad \xEF\xBF\xBD byte\"\n}");
 }
+
+TEST_CASE("wrap_text breaks at spaces within the width, continuation lines indented") {
+  CHECK(ftb::wrap_text("aaa bbb ccc ddd", 7, 2) == "aaa bbb\n  ccc\n  ddd");
+}
+
+TEST_CASE("format_double formats one double through a printf format") {
+  CHECK(ftb::format_double("%.2f", 1.005) == "1.00");  // binary 1.005 is below it
+  CHECK(ftb::format_double("%+.1f", 2.25) == "+2.2");
+}

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
+#include <sstream>
 
 namespace ftb {
 namespace {
@@ -24,6 +26,26 @@ std::string markdown_cell(const std::string& s) {
 }
 
 }  // namespace
+
+std::string format_double(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string wrap_text(const std::string& text, std::size_t width_limit, std::size_t indent) {
+  std::istringstream in(text);
+  std::string out, line, word;
+  const std::string pad(indent, ' ');
+  while (in >> word) {
+    if (!line.empty() && width(line) + 1 + width(word) > width_limit) {
+      out += line + "\n";
+      line = pad;
+    }
+    line += (line.empty() || line == pad ? "" : " ") + word;
+  }
+  return out + line;
+}
 
 std::string shortest_double(double v) {
   char buf[64];

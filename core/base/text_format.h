@@ -4,6 +4,7 @@
 // them.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,13 @@ namespace ftb {
 // Shortest text that reads back as the same double ("nan"/"inf" as such);
 // Python's repr, which is also what Lightning's CSVLogger writes.
 std::string shortest_double(double v);
+
+// v through a printf format for one double ("%.2f", "%+.1f", "%.3g").
+std::string format_double(const char* fmt, double v);
+
+// `text` broken at spaces into lines of at most `width` code points (a word
+// longer than that stands alone), each continuation line indented by `indent`.
+std::string wrap_text(const std::string& text, std::size_t width, std::size_t indent = 0);
 
 // One RFC 4180 field: quoted (and inner quotes doubled) only when needed.
 std::string csv_field(const std::string& s);

@@ -18,22 +18,16 @@ using nlohmann::json;
 
 namespace {
 
-std::string printf_string(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
-
 std::string format_value(Metric m, double v) {
   if (!std::isfinite(v)) return "-";
   switch (m) {
-    case Metric::peak_bytes: return printf_string("%.1f MiB", v / (1024.0 * 1024.0));
-    case Metric::test_acc: return printf_string("%.2f %%", 100 * v);
-    default: return printf_string(std::abs(v) >= 10000 ? "%.0f" : "%.4g", v) + " " + metric_unit(m);
+    case Metric::peak_bytes: return format_double("%.1f MiB", v / (1024.0 * 1024.0));
+    case Metric::test_acc: return format_double("%.2f %%", 100 * v);
+    default: return format_double(std::abs(v) >= 10000 ? "%.0f" : "%.4g", v) + " " + metric_unit(m);
   }
 }
 
-std::string format_p(double p) { return std::isfinite(p) ? printf_string("%.2g", p) : "-"; }
+std::string format_p(double p) { return std::isfinite(p) ? format_double("%.2g", p) : "-"; }
 
 std::vector<double> pooled(const std::vector<std::vector<RepeatSample>>& runs, Metric m) {
   std::vector<double> out;
@@ -124,7 +118,7 @@ MetricVerdict judge_threshold(Metric m, const std::vector<std::vector<RepeatSamp
     by_threshold(100 * (v.reference_median - v.current_median), ctx.tolerance_points,
                  "median drop beyond " + shortest_double(ctx.tolerance_points) + " points");
   else
-    by_threshold(worse, ctx.min_effect, "median change beyond " + printf_string("%.3g", 100 * ctx.min_effect) + " %");
+    by_threshold(worse, ctx.min_effect, "median change beyond " + format_double("%.3g", 100 * ctx.min_effect) + " %");
   return v;
 }
 
@@ -178,16 +172,16 @@ void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vect
     for (const auto& c : n.steps) {
       if (c.index <= 0 || c.index > static_cast<int>(runs.size())) continue;
       const std::string to = c.index < static_cast<int>(runs.size()) ? run_words(runs[c.index].run) : "tonight";
-      v.steps.push_back(printf_string("%+.1f %%", 100 * std::expm1(c.after - c.before)) + " between " +
+      v.steps.push_back(format_double("%+.1f %%", 100 * std::expm1(c.after - c.before)) + " between " +
                         run_words(runs[c.index - 1].run) + " and " + to);
     }
     if (n.outcome == stats::NightOutcome::insufficient)
       v.note = n.note;
     else
-      v.note = printf_string("t-test vs %.0f night(s) since the last change point", n.reference_nights) +
+      v.note = format_double("t-test vs %.0f night(s) since the last change point", n.reference_nights) +
                (n.own_spread ? " (its own spread: noisier than the pool)" : "") +
-               printf_string(", within-run sd %.2g %%", 100 * n.within_sd) +
-               printf_string(", between-night sd %.2g %%", 100 * n.between_sd);
+               format_double(", within-run sd %.2g %%", 100 * n.within_sd) +
+               format_double(", between-night sd %.2g %%", 100 * n.between_sd);
   }
 }
 
@@ -244,7 +238,7 @@ std::string rule_text(const RegressOptions& o, bool from_history) {
                      "one-sided t-test whose run-to-run noise comes from the baseline runs (two or more) and/or "
                      "--noise; with one baseline run and no noise file it cannot tell. Holm over every scenario at " +
                          shortest_double(o.rule.family_alpha) + ", and a change beyond " +
-                         printf_string("%.3g", 100 * o.rule.min_effect) + " %.";
+                         format_double("%.3g", 100 * o.rule.min_effect) + " %.";
   return "gating: " + gates + ". " + throughput +
          " Accuracy: the median test accuracy drops beyond the preset's tolerance. Memory: the median peak grows "
          "beyond the minimum effect." +
@@ -460,10 +454,10 @@ std::string regress_markdown(const RegressSummary& s) {
       ref += ", n=" + std::to_string(r.reference_n) + ")";
     }
     std::string p = format_p(r.p);
-    if (std::isfinite(r.p) && r.df > 0) p += std::isfinite(r.df) ? printf_string(" (df %.0f)", r.df) : " (df inf)";
+    if (std::isfinite(r.p) && r.df > 0) p += std::isfinite(r.df) ? format_double(" (df %.0f)", r.df) : " (df inf)";
     rows.push_back({r.scenario, to_string(r.metric) + (r.gating ? "" : " (not gating)"), ref,
                     format_value(r.metric, r.current_median) + " (n=" + std::to_string(r.current_n) + ")",
-                    std::isfinite(r.change) ? printf_string("%+.1f %%", 100 * r.change) : "-", p, verdict});
+                    std::isfinite(r.change) ? format_double("%+.1f %%", 100 * r.change) : "-", p, verdict});
   }
   out += format_table(rows, {false, false, true, true, true, true, false}, TableStyle::markdown);
   out += "\n";

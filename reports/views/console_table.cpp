@@ -1,9 +1,6 @@
 #include "reports/views/console_table.h"
 
 #include <cmath>
-#include <cstdio>
-#include <map>
-#include <sstream>
 #include <vector>
 
 #include "core/base/text_format.h"
@@ -13,34 +10,11 @@
 namespace ftb {
 namespace {
 
-std::size_t code_points(const std::string& s) {
-  std::size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
-
 std::string number(double v, const char* fmt) {
-  if (!std::isfinite(v) || v <= 0) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
+  return std::isfinite(v) && v > 0 ? format_double(fmt, v) : "-";
 }
 
 }  // namespace
-
-std::string wrap_text(const std::string& text, std::size_t width, std::size_t indent) {
-  std::istringstream in(text);
-  std::string out, line, word;
-  const std::string pad(indent, ' ');
-  while (in >> word) {
-    if (!line.empty() && code_points(line) + 1 + code_points(word) > width) {
-      out += line + "\n";
-      line = pad;
-    }
-    line += (line.empty() || line == pad ? "" : " ") + word;
-  }
-  return out + line;
-}
 
 std::string console_table(const Report& report, const std::string& baseline) {
   std::vector<std::vector<std::string>> rows = {
@@ -62,11 +36,14 @@ std::string console_table(const Report& report, const std::string& baseline) {
                     r.status == Status::ok ? number(100 * r.test_acc, "%.2f") : "-", notes.refs[i]});
   }
   std::string out = format_table(rows, right, TableStyle::markdown) + "\n";
-  for (const auto& line : note_lines(notes)) {
-    if (line == "Not run here:") out += "\n";
-    // Continuation lines start under the text: after "[n] " or "- ".
-    const std::size_t indent = line[0] == '[' ? line.find(' ') + 1 : line[0] == '-' ? 2 : 0;
-    out += wrap_text(line, kConsoleWidth, indent) + "\n";
+  // Continuation lines start under the text: after "[n] " or "- ".
+  for (std::size_t k = 0; k < notes.footnotes.size(); ++k) {
+    const std::string mark = "[" + std::to_string(k + 1) + "] ";
+    out += wrap_text(mark + notes.footnotes[k], kConsoleWidth, mark.size()) + "\n";
+  }
+  if (!notes.not_run.empty()) {
+    out += "\nNot run here:\n";
+    for (const auto& n : notes.not_run) out += wrap_text("- " + n, kConsoleWidth, 2) + "\n";
   }
   out += "\n" + wrap_text("speed-up: " + baseline + "'s wall time over the row's; [interval; coverage] over this "
                           "run's repeats (r2r: run-to-run, from --noise). Every column, the ladder, the phases and "

@@ -17,8 +17,4 @@ inline constexpr std::size_t kConsoleWidth = 120;
 
 std::string console_table(const Report& report, const std::string& baseline = "baseline");
 
-// `text` broken at spaces into lines of at most `width` code points (a word
-// longer than that stands alone), each continuation line indented by `indent`.
-std::string wrap_text(const std::string& text, std::size_t width, std::size_t indent = 0);
-
 }  // namespace ftb

@@ -24,17 +24,11 @@ namespace {
 
 const char* const kDash = "-";
 
-std::string printf_str(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
-
 // "-" for values that are not measurements (non-finite, or <= 0 where zero
 // means "not measured", e.g. peak memory on a platform without a counter).
 std::string fixed(double v, const char* fmt, bool zero_is_missing = false) {
   if (!std::isfinite(v) || (zero_is_missing && v <= 0)) return kDash;
-  return printf_str(fmt, v);
+  return format_double(fmt, v);
 }
 
 // 83.42 -> "1:23.4 (83.42 s)": minutes for people, seconds for scripts.
@@ -60,15 +54,15 @@ std::string mfu_of_peak(const Report& report, const ScenarioResult& r) {
     const auto& peaks = env->at("by_precision");
     for (const std::string& p : {to_string(r.precision), to_string(Precision::fp32)}) {
       if (peaks.contains(p) && peaks[p].is_number() && peaks[p].get<double>() > 0) {
-        peak = printf_str("%.3g", peaks[p].get<double>()) + " " + p;
+        peak = format_double("%.3g", peaks[p].get<double>()) + " " + p;
         break;
       }
     }
   }
   if (r.mfu > 1.0)
     return "- (peak " + (peak.empty() ? std::string("measured") : peak) + " below the achieved " +
-           printf_str("%.3g", r.model_tflops_per_s) + ": measured under load)";
-  const std::string pct = printf_str("%.1f %%", r.mfu * 100);
+           format_double("%.3g", r.model_tflops_per_s) + ": measured under load)";
+  const std::string pct = format_double("%.1f %%", r.mfu * 100);
   return peak.empty() ? pct : pct + " of " + peak;
 }
 
@@ -96,8 +90,8 @@ const ReferenceFigure kReferenceA100[] = {
 std::string reference_figure(const std::string& scenario) {
   for (const auto& f : kReferenceA100) {
     if (scenario != f.scenario) continue;
-    std::string s = printf_str("%.4g min", f.minutes);
-    if (std::isfinite(f.test_acc_pct)) s += printf_str(", %.4g %%", f.test_acc_pct);
+    std::string s = format_double("%.4g min", f.minutes);
+    if (std::isfinite(f.test_acc_pct)) s += format_double(", %.4g %%", f.test_acc_pct);
     if (*f.note) s += std::string(" (") + f.note + ")";
     return s;
   }
@@ -111,8 +105,8 @@ std::vector<std::string> row_notes(const Report& report, const ScenarioResult& r
   if (!r.reason.empty()) notes.push_back(r.reason);
   if (r.status != Status::ok) return notes;
   if (auto g = accuracy_guard(report, r, baseline); g && !g->within)
-    notes.push_back("! test accuracy " + printf_str("%+.2f", g->delta_points) + " points from " + baseline +
-                    "'s (tolerance " + printf_str("%.1f", g->tolerance_points) + ")");
+    notes.push_back("! test accuracy " + format_double("%+.2f", g->delta_points) + " points from " + baseline +
+                    "'s (tolerance " + format_double("%.1f", g->tolerance_points) + ")");
   // The difference between two rows must be the technique: say what else differs.
   if (const auto d = parity_differences(report, r, baseline); !d.empty())
     notes.push_back("# beyond its technique: " + describe(d, baseline));
@@ -120,7 +114,7 @@ std::vector<std::string> row_notes(const Report& report, const ScenarioResult& r
   if (const auto b = r.extra.find("batch_size"); b != r.extra.end() && b->is_number_integer()) {
     std::string n = "batch " + std::to_string(b->get<int64_t>());
     if (const auto lr = r.extra.find("lr"); lr != r.extra.end() && lr->is_number())
-      n += ", lr " + printf_str("%.3g", lr->get<double>());
+      n += ", lr " + format_double("%.3g", lr->get<double>());
     notes.push_back(n);
   }
   if (const auto s = r.extra.find("sharding_note"); s != r.extra.end() && s->is_string())
@@ -153,17 +147,6 @@ NumberedNotes numbered_notes(const Report& report, const std::string& baseline) 
     out.refs.push_back(refs.empty() ? "" : "[" + refs + "]");
   }
   return out;
-}
-
-std::vector<std::string> note_lines(const NumberedNotes& notes) {
-  std::vector<std::string> lines;
-  for (std::size_t i = 0; i < notes.footnotes.size(); ++i)
-    lines.push_back("[" + std::to_string(i + 1) + "] " + notes.footnotes[i]);
-  if (!notes.not_run.empty()) {
-    lines.push_back("Not run here:");
-    for (const auto& n : notes.not_run) lines.push_back("- " + n);
-  }
-  return lines;
 }
 
 ResultTable speedup_table(const Report& report, const std::string& baseline) {
@@ -232,8 +215,12 @@ ResultTable speedup_table(const Report& report, const std::string& baseline) {
   }
   std::string under;
   // One entry per line in Markdown too: footnotes as a list, like the not-run list.
-  for (const auto& line : note_lines(notes))
-    under += std::string(line == "Not run here:" ? "\n" : "") + (line[0] == '[' ? "- " : "") + line + "\n";
+  for (std::size_t k = 0; k < notes.footnotes.size(); ++k)
+    under += "- [" + std::to_string(k + 1) + "] " + notes.footnotes[k] + "\n";
+  if (!notes.not_run.empty()) {
+    under += "\nNot run here:\n";
+    for (const auto& n : notes.not_run) under += "- " + n + "\n";
+  }
   if (!under.empty()) under += "\n";  // the legend is its own paragraph
   return {table, right,
          under + "speed-up: " + baseline + "'s wall time over the row's (end-to-end, validation included, as the "

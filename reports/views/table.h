@@ -43,8 +43,5 @@ struct NumberedNotes {
   std::vector<std::string> not_run;    // "scenario: reason", one per skipped row
 };
 NumberedNotes numbered_notes(const Report& report, const std::string& baseline = "baseline");
-// The footnotes ("[1] text") and, when some rows did not run, "Not run here:"
-// and its list ("- scenario: reason"), one entry per line.
-std::vector<std::string> note_lines(const NumberedNotes& notes);
 
 }  // namespace ftb
