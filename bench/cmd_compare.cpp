@@ -122,8 +122,8 @@ Command add_compare_command(CLI::App& app) {
   sub->add_option("reports", args->reports, "report.json files (or run folders), the reference first");
   sub->add_option("--a", args->a, "the reference side's runs: report.json files, run folders, or a folder of runs");
   sub->add_option("--b", args->b, "the other side's runs");
-  sub->add_option("--noise", args->noise, "noise.json from `ftbench calibrate`: the run-to-run noise, so one run a "
-                                          "side can be judged");
+  sub->add_option("--noise", args->noise, "noise.json from `ftbench calibrate`: the run-to-run noise, so a side of "
+                                          "one run can be judged (rows and geometric means)");
   sub->add_option("--out", args->out, "also write DIR/compare.md, compare.json and compare.vl.json");
   sub->add_flag("--force", args->force, "compare reports whose configs differ (the differences are printed)");
   return {sub, [args] { return run(*args); }};

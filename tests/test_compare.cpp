@@ -1,7 +1,8 @@
 // ftbench compare's logic on reports built in code, the run as the unit:
 // verdicts over several runs a side (a clear 20 % faster machine, an A/A set,
-// a change below the minimum effect), "cannot tell" from one run a side
-// unless a noise file is given, v1 reports without steady-state samples,
+// a change below the minimum effect), "cannot tell" from one run a side (or
+// one run against several) unless a noise file is given, the geometric
+// mean's noise from that file, v1 reports without steady-state samples,
 // the geometric mean over runs, the config check, the environment diff,
 // skipped rows, and the JSON and chart outputs.
 #include "reports/analysis/compare.h"
@@ -99,7 +100,8 @@ TEST_CASE("compare: a machine 20 % faster over four runs a side is faster, its r
       CHECK(m.ratio.high < 1.3);
       CHECK(m.ratio.method == ftb::stats::IntervalMethod::t_over_runs);
       CHECK(m.ratio.coverage == doctest::Approx(0.95));
-      CHECK(m.levels.df == 6);  // 3 + 3, pooled over both sides
+      CHECK(m.levels.df > 3);  // Welch: at least one side's 3 df, at most the pooled 6
+      CHECK(m.levels.df <= 6);
     }
   }
   const auto back = ftb::compare_reports(b, a);
@@ -135,6 +137,60 @@ TEST_CASE("compare: one run a side cannot tell, however clear its repeats, a noi
   noise.scenarios["baseline"][Metric::train_samples_per_s].run_cv = 0.02;
   p = ftb::compare_reports(a, b, ftb::CompareRule{}, &noise);
   CHECK(scenario(p, "baseline").metrics[0].verdict == Verdict::slower);
+}
+
+TEST_CASE("compare: several runs against one cannot tell without a noise file: the one run's noise is unknown") {
+  const auto a = runs("a", {{"baseline", 100}}, kLuck);
+  const auto b = one(report({row("baseline", 80, 5)}), "B.json");
+  auto p = ftb::compare_reports(a, b);
+  CHECK(scenario(p, "baseline").metrics[0].verdict == Verdict::cannot_tell);
+  CHECK(scenario(p, "baseline").metrics[0].levels.basis == ftb::stats::NoiseBasis::none);
+  CHECK(p.geomeans[0].note.find("a side of one run") == 0);
+  ftb::NoiseFile noise;
+  ftb::NoiseEstimate e;
+  e.run_cv = 0.02;
+  e.run_df = 7;
+  noise.scenarios["baseline"][Metric::train_samples_per_s] = e;
+  p = ftb::compare_reports(a, b, ftb::CompareRule{}, &noise);
+  CHECK(scenario(p, "baseline").metrics[0].verdict == Verdict::slower);
+  CHECK(scenario(p, "baseline").metrics[0].levels.basis == ftb::stats::NoiseBasis::runs_and_noise_file);
+}
+
+TEST_CASE("compare: the geometric mean takes --noise as the rows do, from the calibration runs' own geometric means") {
+  const auto a = one(report({row("baseline", 100, 5), row("amp", 200, 5)}), "A.json");
+  const auto b = one(report({row("baseline", 90, 5), row("amp", 180, 5)}), "B.json");
+  ftb::NoiseFile noise;
+  noise.runs = 4;
+  // The two scenarios move together in each calibration run (the run's luck): their mean moves as much.
+  const std::vector<std::vector<double>> medians = {{100, 102, 98, 101}, {200, 204, 196, 203}};
+  const char* names[] = {"baseline", "amp"};
+  for (int i = 0; i < 2; ++i)
+    for (Metric m : ftb::kMetrics) {
+      ftb::NoiseEstimate e;
+      e.runs = 4;
+      e.run_medians = medians[static_cast<size_t>(i)];
+      e.run_cv = std::sqrt(ftb::stats::sample_variance(ftb::stats::log_values(e.run_medians)));
+      e.run_df = 3;
+      noise.scenarios[names[i]][m] = e;
+    }
+  const auto p = ftb::compare_reports(a, b, ftb::CompareRule{}, &noise);
+  const auto& g = p.geomeans[0];
+  CHECK(g.note.empty());
+  CHECK(g.levels.basis == ftb::stats::NoiseBasis::noise_file);
+  std::vector<double> per_run;
+  for (size_t k = 0; k < 4; ++k) per_run.push_back((std::log(medians[0][k]) + std::log(medians[1][k])) / 2);
+  CHECK(g.levels.se == doctest::Approx(std::sqrt(2 * ftb::stats::sample_variance(per_run))));
+  CHECK(g.levels.df == doctest::Approx(3));
+  CHECK(g.ratio.low < 0.9);
+  CHECK(g.ratio.high > 0.9);
+  // Runs that do not line up (a scenario missing from a calibration run): the mean of the sds, the fewest df.
+  noise.scenarios["amp"][Metric::train_samples_per_s].runs = 3;
+  noise.scenarios["amp"][Metric::train_samples_per_s].run_df = 2;
+  const auto q = ftb::compare_reports(a, b, ftb::CompareRule{}, &noise);
+  const double mean_sd = (noise.scenarios["baseline"][Metric::train_samples_per_s].run_cv +
+                          noise.scenarios["amp"][Metric::train_samples_per_s].run_cv) / 2;
+  CHECK(q.geomeans[0].levels.se == doctest::Approx(mean_sd * std::sqrt(2.0)));
+  CHECK(q.geomeans[0].levels.df == doctest::Approx(2));
 }
 
 TEST_CASE("compare: an A/A set of runs is the same within noise, and Holm keeps 18 rows from crying wolf") {

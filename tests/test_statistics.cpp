@@ -1,5 +1,6 @@
 // reports/analysis/statistics.h: quantiles, and intervals that state their coverage
-// (order statistics for a median; per-round ratios when paired).
+// (order statistics for a median; per-round ratios when paired, every pairwise
+// ratio with its exact Mann-Whitney coverage when not).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -76,7 +77,22 @@ TEST_CASE("median_interval: the stated coverage is the coverage reached (simulat
   }
 }
 
-TEST_CASE("ratio_interval: pairing cancels a drift both arms share, unpaired states the product's coverage") {
+TEST_CASE("pairwise_ratio_coverage: exact Mann-Whitney coverage of the pairwise-ratio order statistics") {
+  CHECK(pairwise_ratio_coverage(3, 3, 1) == doctest::Approx(1 - 2.0 / 20));  // [min, max] of 9 ratios
+  CHECK(pairwise_ratio_coverage(1, 4, 1) == doctest::Approx(1 - 2.0 / 5));
+  // 5 x 5: P(U = 0, 1, 2, 3) = 1, 1, 2, 3 of C(10, 5) = 252.
+  CHECK(pairwise_ratio_coverage(5, 5, 3) == doctest::Approx(1 - 2 * 4.0 / 252));
+  CHECK(pairwise_ratio_coverage(5, 5, 4) == doctest::Approx(1 - 2 * 7.0 / 252));
+  CHECK(pairwise_ratio_coverage(4, 7, 5) == doctest::Approx(pairwise_ratio_coverage(7, 4, 5)));
+  // Large samples: the normal approximation of U (mean nm/2, variance nm(n+m+1)/12) is close.
+  const int n = 40, m = 60;
+  const double sd = std::sqrt(n * m * (n + m + 1) / 12.0);
+  const int k = static_cast<int>(std::round(n * m / 2.0 - 1.959964 * sd));
+  CHECK(pairwise_ratio_coverage(n, m, k) == doctest::Approx(0.95).epsilon(0.01));
+  CHECK(std::isnan(pairwise_ratio_coverage(3, 3, 6)));  // past the middle
+}
+
+TEST_CASE("ratio_interval: pairing cancels a drift both arms share, unpaired uses every pairwise ratio") {
   // Both arms drift upward together over the repeats; b is 2x a throughout.
   std::vector<double> a, b;
   for (int i = 0; i < 8; ++i) {
@@ -94,8 +110,14 @@ TEST_CASE("ratio_interval: pairing cancels a drift both arms share, unpaired sta
   CHECK(unpaired.high - unpaired.low > 0.3);
   CHECK(unpaired.low < 2);
   CHECK(unpaired.high > 2);
-  CHECK(unpaired.method == IntervalMethod::order_statistics_product);
-  CHECK(unpaired.coverage == doctest::Approx(order_statistic_coverage(8, 1) * order_statistic_coverage(8, 1)));
+  CHECK(unpaired.method == IntervalMethod::pairwise_ratios);
+  CHECK(unpaired.coverage >= 0.95);
+  CHECK(unpaired.coverage < 0.97);
+  // 3 x 3: [min, max] of the 9 ratios, 90 % (the product of the medians' intervals claimed 56 %).
+  const auto three = ratio_interval({2, 2.2, 1.8}, {1, 1.1, 0.9}, false);
+  CHECK(three.low == doctest::Approx(1.8 / 1.1));
+  CHECK(three.high == doctest::Approx(2.2 / 0.9));
+  CHECK(three.coverage == doctest::Approx(0.90));
   // One value on a side: no interval at all.
   const auto single = ratio_interval({2, 2.1, 1.9}, {1}, false);
   CHECK(single.low == single.high);

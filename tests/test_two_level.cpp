@@ -68,6 +68,64 @@ TEST_CASE("compare_levels: one run a side says nothing, several runs or a noise 
   CHECK(runs.p_up < 0.01);
 }
 
+TEST_CASE("compare_levels: Welch, each side its own variance and Satterthwaite's df") {
+  // A: 3 runs, noisy; B: 6 runs, quiet. Pooling would let B's quiet runs vouch for A.
+  const std::vector<double> a = {0.00, 0.10, 0.03}, b = {0.05, 0.06, 0.04, 0.05, 0.055, 0.045};
+  const double va = sample_variance(a) / 3, vb = sample_variance(b) / 6;
+  const auto d = compare_levels(a, b, std::nullopt);
+  CHECK(d.basis == NoiseBasis::runs);
+  CHECK(d.se == doctest::Approx(std::sqrt(va + vb)));
+  CHECK(d.df == doctest::Approx((va + vb) * (va + vb) / (va * va / 2 + vb * vb / 5)));
+  CHECK(d.df < 2.2);  // A's runs are nearly all of the uncertainty: about A's two df
+  CHECK(d.high - d.diff == doctest::Approx(t_quantile(0.975, d.df) * d.se));
+  // A side of two runs alone: its one df, whatever Satterthwaite's estimate says.
+  const auto two = compare_levels({0.00, 0.001}, b, std::nullopt);
+  CHECK(two.df == 1);
+  // ... unless a noise file steadies its variance.
+  CHECK(compare_levels({0.00, 0.001}, b, KnownNoise{0.02, 9}).df > 1);
+  // Equal sample variances and sizes: the pooled test's df (k + m - 2).
+  const auto same = compare_levels({0.0, 0.02, -0.02}, {0.1, 0.12, 0.08}, std::nullopt);
+  CHECK(same.df == doctest::Approx(4));
+}
+
+TEST_CASE("compare_levels: a side of one run against several, without a noise file, is the caller's stated choice") {
+  const std::vector<double> a = {0.00, 0.02, -0.02};
+  const auto honest = compare_levels(a, {0.1}, std::nullopt, 0.95, UnmeasuredSide::cannot_tell);
+  CHECK(honest.basis == NoiseBasis::none);
+  CHECK(std::isnan(honest.low));
+  CHECK(honest.diff == doctest::Approx(0.1));
+  // Assumed as noisy as A: A's variance (2 df) for both sides.
+  const auto assumed = compare_levels(a, {0.1}, std::nullopt, 0.95, UnmeasuredSide::as_the_other_side);
+  CHECK(assumed.basis == NoiseBasis::runs);
+  CHECK(assumed.df == doctest::Approx(2));
+  CHECK(assumed.se == doctest::Approx(0.02 * std::sqrt(1.0 / 3 + 1)));
+  // One run a side: nothing either way.
+  CHECK(compare_levels({0.0}, {0.1}, std::nullopt, 0.95, UnmeasuredSide::as_the_other_side).basis == NoiseBasis::none);
+}
+
+TEST_CASE("compare_levels: a noise file stands for a side of one run, joins a side's runs by df, and counts once") {
+  const KnownNoise file{0.02, 9};
+  // One run a side: both sides' variance is the file's, one estimate with 9 df (not 18).
+  const auto one = compare_levels({0.0}, {0.1}, file);
+  CHECK(one.basis == NoiseBasis::noise_file);
+  CHECK(one.se == doctest::Approx(0.02 * std::sqrt(2.0)));
+  CHECK(one.df == doctest::Approx(9));
+  // Three runs against one: A's variance is its runs' and the file's by df, B's the file's.
+  const std::vector<double> a = {0.00, 0.04, -0.04};
+  const double s2 = sample_variance(a), f2 = 0.02 * 0.02;
+  const double var_a = (2 * s2 + 9 * f2) / 11;
+  const auto mixed = compare_levels(a, {0.1}, file);
+  CHECK(mixed.basis == NoiseBasis::runs_and_noise_file);
+  CHECK(mixed.se == doctest::Approx(std::sqrt(var_a / 3 + f2)));
+  const double on_runs = (2.0 / 11) / 3 * s2, on_file = ((9.0 / 11) / 3 + 1) * f2;
+  CHECK(mixed.df == doctest::Approx((on_runs + on_file) * (on_runs + on_file) /
+                                    (on_runs * on_runs / 2 + on_file * on_file / 9)));
+  // A file known exactly (infinite df): the runs add nothing, the normal quantile.
+  const auto exact = compare_levels(a, {0.1}, KnownNoise{0.02, INFINITY});
+  CHECK(exact.se == doctest::Approx(0.02 * std::sqrt(1.0 / 3 + 1)));
+  CHECK(std::isinf(exact.df));
+}
+
 TEST_CASE("compare_levels: the t interval over runs covers at its stated level (simulation)") {
   std::mt19937_64 rng(5);
   std::normal_distribution<double> z;
@@ -76,7 +134,7 @@ TEST_CASE("compare_levels: the t interval over runs covers at its stated level (
   for (int t = 0; t < trials; ++t) {
     std::vector<double> a, b;
     for (int k = 0; k < 3; ++k) a.push_back(0.05 * z(rng));
-    for (int k = 0; k < 2; ++k) b.push_back(0.1 + 0.05 * z(rng));
+    for (int k = 0; k < 4; ++k) b.push_back(0.1 + 0.05 * z(rng));
     const auto d = compare_levels(a, b, std::nullopt);
     covered += d.low <= 0.1 && 0.1 <= d.high;
   }

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
+#include <optional>
 
 #include "core/base/json_path.h"
 #include "core/base/text_format.h"
@@ -165,6 +167,41 @@ stats::Interval ratio_from(const stats::LevelDifference& d, const std::vector<do
   return r;
 }
 
+// The run-to-run noise of a geometric mean over `scenarios` from a noise
+// file. The scenarios of one run share its luck, so their noise does not
+// average out as if they were independent: per calibration run the mean of
+// their log levels (the file keeps each run's median), its sd over the runs.
+// Where the runs do not line up (a scenario not ok in every calibration run)
+// the mean of the scenarios' sds, which the sd of a mean never exceeds, with
+// the fewest df. nullopt when a scenario has no estimate.
+std::optional<stats::KnownNoise> geomean_noise(const NoiseFile& noise, const std::vector<std::string>& scenarios,
+                                               Metric metric) {
+  std::vector<const NoiseEstimate*> estimates;
+  for (const auto& name : scenarios) {
+    const NoiseEstimate* e = find_noise(noise, name, metric);
+    if (!e || !(e->run_cv > 0)) return std::nullopt;
+    estimates.push_back(e);
+  }
+  bool aligned = noise.runs >= 2;
+  for (const auto* e : estimates)
+    aligned = aligned && e->runs == noise.runs && static_cast<int>(e->run_medians.size()) == noise.runs &&
+              recorded(e->run_medians);
+  if (aligned) {
+    std::vector<double> per_run(static_cast<size_t>(noise.runs), 0.0);
+    for (const auto* e : estimates)
+      for (size_t k = 0; k < per_run.size(); ++k)
+        per_run[k] += std::log(e->run_medians[k]) / static_cast<double>(estimates.size());
+    const double sd = std::sqrt(stats::sample_variance(per_run));
+    if (sd > 0) return stats::KnownNoise{sd, static_cast<double>(noise.runs - 1)};
+  }
+  double sd = 0, df = std::numeric_limits<double>::infinity();
+  for (const auto* e : estimates) {
+    sd += e->run_cv / static_cast<double>(estimates.size());
+    df = std::min(df, e->run_df);
+  }
+  return stats::KnownNoise{sd, df};
+}
+
 std::string status_text(const ScenarioComparison& s, bool reference) {
   if (!(reference ? s.in_reference : s.in_other)) return "not run";
   return to_string(reference ? s.reference_status : s.other_status);
@@ -200,13 +237,15 @@ const std::vector<std::string> kRunIrrelevantConfigKeys = {
     "out", "repeats", "scenarios", "model_dir", "data", "vocab", "workload.prep_time_s", "workload.model_dir"};
 
 std::string describe(const CompareRule& rule) {
-  char buf[1200];
+  char buf[1600];
   std::snprintf(buf, sizeof buf,
                 "The run is the unit. Each run's level is the median over its repeats (samples/s end to end, and "
                 "steady-state samples/s); ratio = B / A of the geometric means of the runs' levels, with a %.0f %% "
-                "t interval over runs (the run-to-run noise from the runs themselves, pooled over both sides, "
-                "and/or --noise from `ftbench calibrate`). With one run a side and no noise file nothing estimates "
-                "that noise (repeats inside one process share its luck): the ratio is shown and the verdict is "
+                "Welch t interval over runs (each side's run-to-run noise its own: from its runs and/or --noise "
+                "from `ftbench calibrate`, weighted by degrees of freedom; Satterthwaite's df, 1 where a side's "
+                "noise is its two runs' alone). A side of one run and no noise file has nothing that estimates its "
+                "noise (repeats inside one process share its luck, and the other side's runs say nothing of this "
+                "one's): the ratio is shown and the verdict is "
                 "\"cannot tell\"; add runs (--a R1 R2 ... --b S1 S2 ...) or --noise. B is faster (slower) when "
                 "Holm's procedure over every row of the comparison at %.2f rejects \"same\" and the ratio is at "
                 "least %.2f (at most %.2f); otherwise same within noise.",
@@ -254,7 +293,7 @@ MetricComparison compare_metric(Metric metric, const std::vector<std::vector<dou
   c.other = std::exp(stats::mean(b));
   std::optional<stats::KnownNoise> known;
   if (noise && noise->run_cv > 0) known = known_noise(*noise);
-  c.levels = stats::compare_levels(a, b, known, rule.level);
+  c.levels = stats::compare_levels(a, b, known, rule.level, stats::UnmeasuredSide::cannot_tell);
   c.ratio = ratio_from(c.levels, a, b);
   c.verdict = Verdict::cannot_tell;  // until compare_reports' Holm step
   return c;
@@ -424,10 +463,13 @@ PairComparison compare_reports(const Side& reference, const Side& other, const C
       return out;
     };
     const auto a = run_means(reference), b = run_means(other);
-    g.levels = stats::compare_levels(a, b, std::nullopt, rule.level);
+    const auto known = noise ? geomean_noise(*noise, g.scenarios, metric) : std::nullopt;
+    g.levels = stats::compare_levels(a, b, known, rule.level, stats::UnmeasuredSide::cannot_tell);
     g.ratio = ratio_from(g.levels, a, b);
     if (g.levels.basis == stats::NoiseBasis::none)
-      g.note = "one run a side: no interval (add runs to see how far a second run would move it)";
+      g.note = a.size() == 1 && b.size() == 1
+                   ? "one run a side: no interval (add runs to see how far a second run would move it)"
+                   : "a side of one run: its run-to-run noise is unknown, no interval (add runs or --noise)";
     p.geomeans.push_back(std::move(g));
   }
   return p;

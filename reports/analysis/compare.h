@@ -1,10 +1,12 @@
 // Machines or builds side by side. The run is the unit: each side is one or
 // more runs (processes, nights, machines) of the same configuration, and a
-// ratio's interval is a t interval over runs (reports/analysis/two_level.h):
-// the run-to-run noise comes from the runs themselves (two or more on a side)
-// and/or a calibrate noise file. One run a side and no noise file: the ratio
-// is shown and the verdict is "cannot tell", because repeats inside one
-// process share its luck and a second process can erase what they show.
+// ratio's interval is a Welch t interval over runs
+// (reports/analysis/two_level.h): each side's run-to-run noise is its own,
+// from its runs (two or more) and/or a calibrate noise file. A side of one
+// run and no noise file: the ratio is shown and the verdict is "cannot
+// tell", because repeats inside one process share its luck, a second process
+// can erase what they show, and the other side's runs say nothing of this
+// side's noise (two machines rarely share it).
 // Verdicts over all rows of one comparison are held to a family-wise error
 // by Holm's procedure. Pure functions of the reports; bench/cmd_compare.cpp
 // prints and writes what they return.
@@ -41,7 +43,7 @@ inline constexpr Metric kMetrics[] = {Metric::train_samples_per_s, Metric::stead
 struct MetricComparison {
   Metric metric = Metric::train_samples_per_s;
   Verdict verdict = Verdict::not_recorded;
-  stats::Interval ratio;           // exp(mean level B - mean level A), t interval over runs; > 1 = B faster
+  stats::Interval ratio;           // exp(mean level B - mean level A), Welch t interval over runs; > 1 = B faster
   stats::LevelDifference levels;   // the test behind it
   double reference = 0, other = 0; // geometric means of the runs' medians
   int reference_runs = 0, other_runs = 0, reference_repeats = 0, other_repeats = 0;
@@ -67,6 +69,7 @@ struct ScenarioComparison {
 struct GeoMean {
   Metric metric = Metric::train_samples_per_s;
   stats::Interval ratio;                // per run the geometric mean over the scenarios, then B / A over runs
+                                        // (--noise: the file's runs' geometric means give its run-to-run noise)
   stats::LevelDifference levels;
   std::vector<std::string> scenarios;   // the ones in it (ok in every run of both sides)
   std::string note;                     // why there is no interval (or no mean), else empty

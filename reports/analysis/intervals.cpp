@@ -16,6 +16,17 @@ std::vector<double> field(const ScenarioResult& r, double RepeatSample::*f) {
 }
 
 
+// "75 %", and never "95 %" for a coverage below it: 0.948 is "94.8 %".
+std::string coverage_percent(double coverage) {
+  const double pct = 100 * coverage;
+  char d[32];
+  if (coverage < 0.95 && pct >= 94.5)
+    std::snprintf(d, sizeof d, "%.1f %%", std::floor(10 * pct) / 10);
+  else
+    std::snprintf(d, sizeof d, "%.0f %%", pct);
+  return d;
+}
+
 }  // namespace
 
 bool speedup_from_throughput(const Report& report, const ScenarioResult& r, const std::string& baseline) {
@@ -132,16 +143,15 @@ std::string format_interval(const stats::Interval& i, const char* fmt, const cha
   if (i.n < 2 || !(i.high > i.low)) return std::string(a) + suffix;
   std::snprintf(b, sizeof b, fmt, i.low);
   std::snprintf(c, sizeof c, fmt, i.high);
-  // The coverage where it is not 95 % (3 repeats: [min, max] covers 75 %).
+  // The coverage where it is not 95 % (3 repeats: [min, max] covers 75 %);
+  // no tag only where it reaches 95 % and prints as 95 %.
   std::string coverage;
   if (i.method == stats::IntervalMethod::t_run_noise) {
     coverage = "; r2r";  // run-to-run, 95 % (the table's note)
   } else if (!std::isfinite(i.coverage)) {
     coverage = "; coverage ?";
-  } else if (std::abs(i.coverage - 0.95) > 0.005) {
-    char d[32];
-    std::snprintf(d, sizeof d, "; %.0f %%", 100 * i.coverage);
-    coverage = d;
+  } else if (!(i.coverage >= 0.95 && i.coverage < 0.955)) {
+    coverage = "; " + coverage_percent(i.coverage);
   }
   return std::string(a) + suffix + " [" + b + ", " + c + coverage + "]";
 }

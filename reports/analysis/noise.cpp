@@ -79,7 +79,8 @@ NoiseFile estimate_noise(const std::vector<Report>& runs, const RunKey& key, con
       for (const auto& run : by_run) {
         const auto row = run.find(scenario), base = run.find(kNoiseBaseline);
         if (row == run.end() || base == run.end() || !row->second.count(m) || !base->second.count(m)) continue;
-        logs.push_back(std::log(stats::run_level(row->second.at(m))) - std::log(stats::run_level(base->second.at(m))));
+        // run_level is already the log of the run's level.
+        logs.push_back(stats::run_level(row->second.at(m)) - stats::run_level(base->second.at(m)));
       }
       if (logs.size() < 2) continue;
       double mean = 0, ss = 0;

@@ -19,6 +19,35 @@ double sorted_quantile(const std::vector<double>& s, double q) {
   return s[lo] + (pos - static_cast<double>(lo)) * (s[hi] - s[lo]);
 }
 
+// P(U = u), u = 0 .. n m: the Mann-Whitney U of samples of n and m under no
+// shift. Its counts are the coefficients of the Gaussian binomial
+// [n + m choose n]_q = prod_{i=1..n} (1 - q^(m+i)) / (1 - q^i), built one
+// factor at a time and scaled by i / (m + i) at each step so they stay
+// probabilities (the count, C(n + m, n), overflows a double near n = m = 500).
+std::vector<double> mann_whitney_pmf(int n, int m) {
+  if (n > m) std::swap(n, m);  // the same distribution in fewer steps
+  const auto un = static_cast<size_t>(n), um = static_cast<size_t>(m);
+  std::vector<double> c(un * um + un + 1, 0.0);  // room for the product before the division
+  c[0] = 1;
+  for (size_t i = 1; i <= un; ++i) {
+    const size_t top = (i - 1) * um + um + i;  // degree after multiplying by 1 - q^(m+i)
+    for (size_t u = top; u >= um + i; --u) c[u] -= c[u - um - i];
+    for (size_t u = i; u <= top; ++u) c[u] += c[u - i];  // dividing by 1 - q^i: a running sum
+    for (size_t u = i * um + 1; u <= top; ++u) c[u] = 0;  // exactly 0 (rounding leaves crumbs)
+    const double scale = static_cast<double>(i) / static_cast<double>(um + i);
+    for (size_t u = 0; u <= i * um; ++u) c[u] = std::max(0.0, c[u] * scale);
+  }
+  c.resize(un * um + 1);
+  return c;
+}
+
+// 1 - 2 P(U <= k - 1) from U's distribution.
+double shift_coverage(const std::vector<double>& pmf, int k) {
+  double below = 0;
+  for (int u = 0; u < k; ++u) below += pmf[static_cast<size_t>(u)];
+  return std::max(0.0, 1 - 2 * below);
+}
+
 Interval empty_interval() {
   Interval r;
   r.estimate = r.low = r.high = r.min = r.max = kNaN;
@@ -32,7 +61,7 @@ std::string to_string(IntervalMethod m) {
     case IntervalMethod::none: return "none";
     case IntervalMethod::order_statistics: return "order statistics";
     case IntervalMethod::paired_order_statistics: return "order statistics of per-round ratios";
-    case IntervalMethod::order_statistics_product: return "order statistics of each median, combined";
+    case IntervalMethod::pairwise_ratios: return "order statistics of the pairwise ratios (Mann-Whitney)";
     case IntervalMethod::t_over_runs: return "t over runs";
     case IntervalMethod::t_run_noise: return "t with the run-to-run sd of a calibrate file";
   }
@@ -91,23 +120,35 @@ Interval ratio_interval(const std::vector<double>& num, const std::vector<double
     else r.low = r.high = est;
     return r;
   }
-  // Each median's interval at the square root of the level, so that the
-  // product reaches it where the sizes allow.
-  const Interval a = median_interval(num, std::sqrt(level)), b = median_interval(den, std::sqrt(level));
   Interval r;
   r.estimate = est;
   r.n = static_cast<int>(std::min(num.size(), den.size()));
-  r.min = a.min / b.max;
-  r.max = a.max / b.min;
-  if (a.n < 2 || b.n < 2) {  // a side of one value has no interval: neither has the ratio
+  std::vector<double> ratios;
+  for (double x : num)
+    for (double y : den) ratios.push_back(x / y);
+  std::sort(ratios.begin(), ratios.end());
+  r.min = ratios.front();
+  r.max = ratios.back();
+  if (num.size() < 2 || den.size() < 2) {  // a side of one value has no spread of its own: no interval
     r.low = r.high = est;
     return r;
   }
-  r.low = a.low / b.high;
-  r.high = a.high / b.low;
-  r.coverage = a.coverage * b.coverage;
-  r.method = IntervalMethod::order_statistics_product;
+  // The largest k (narrowest interval) whose exact coverage still reaches
+  // `level`; k = 1 ([min, max]) when none does.
+  const int pairs = static_cast<int>(ratios.size());
+  const auto pmf = mann_whitney_pmf(static_cast<int>(num.size()), static_cast<int>(den.size()));
+  int k = 1;
+  while (2 * (k + 1) <= pairs + 1 && shift_coverage(pmf, k + 1) >= level) ++k;
+  r.low = ratios[static_cast<size_t>(k - 1)];
+  r.high = ratios[static_cast<size_t>(pairs - k)];
+  r.coverage = shift_coverage(pmf, k);
+  r.method = IntervalMethod::pairwise_ratios;
   return r;
+}
+
+double pairwise_ratio_coverage(int n, int m, int k) {
+  if (n < 1 || m < 1 || k < 1 || 2 * k > n * m + 1) return kNaN;
+  return shift_coverage(mann_whitney_pmf(n, m), k);
 }
 
 double normal_quantile(double p) { return t_quantile(p, std::numeric_limits<double>::infinity()); }

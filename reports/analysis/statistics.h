@@ -25,7 +25,7 @@ enum class IntervalMethod {
   none,                 // one value: no interval
   order_statistics,     // distribution-free interval for a median (binomial coverage)
   paired_order_statistics,  // the same over per-round ratios (rounds ran back to back)
-  order_statistics_product, // a ratio of two medians: both medians' intervals, coverage >= the product
+  pairwise_ratios,      // a ratio of two unpaired samples: order statistics of all pairwise ratios (Mann-Whitney coverage)
   t_over_runs,          // Student's t over independent runs (reports/analysis/two_level.h)
   t_run_noise,          // one run's estimate, Student's t with a calibrated run-to-run sd (reports/analysis/noise.h)
 };
@@ -49,11 +49,23 @@ double order_statistic_coverage(int n, int k);
 // too small for `level`. One value: low = high = estimate, coverage NaN.
 Interval median_interval(const std::vector<double>& x, double level = 0.95);
 
-// median(num) / median(den). Paired (the i-th values ran in the same round)
-// when `paired` and the sizes agree: the order-statistic interval of the
-// per-round ratios (an interval for their median, which can differ a little
-// from the ratio of medians the estimate keeps: the table's figure). Unpaired: [low(num)/high(den), high(num)/low(den)] from
-// the two medians' intervals, coverage at least the product of theirs.
+// Coverage of [D_(k), D_(nm+1-k)], the order statistics of the n x m
+// pairwise differences of two samples (log ratios here), for their location
+// shift: 1 - 2 P(U <= k - 1), U the Mann-Whitney statistic under no shift
+// (exact, from its null distribution at n, m). [min, max] of 3 x 3 ratios:
+// 1 - 2 / 20 = 0.90.
+double pairwise_ratio_coverage(int n, int m, int k);
+
+// median(num) / median(den), the table's figure. Paired (the i-th values ran
+// in the same round) when `paired` and the sizes agree: the order-statistic
+// interval of the per-round ratios (an interval for their median, which can
+// differ a little from the ratio of medians the estimate keeps). Unpaired:
+// the distribution-free interval for a shift on the log scale (Moses; the
+// Hodges-Lehmann family): order statistics of all n x m pairwise ratios, the
+// narrowest whose exact coverage reaches `level`, or [min, max] with its
+// (lower) coverage. It assumes the two samples differ by a factor (the same
+// spread on the log scale), which is what a speed-up of one row over another
+// in one process means. A side of one value: no interval.
 Interval ratio_interval(const std::vector<double>& num, const std::vector<double>& den, bool paired,
                         double level = 0.95);
 

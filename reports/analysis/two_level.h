@@ -75,16 +75,35 @@ enum class NoiseBasis { runs, noise_file, runs_and_noise_file, none };
 std::string to_string(NoiseBasis b);
 
 // B's runs against A's runs: the difference of their mean levels (log) with a
-// t interval over runs. The run-to-run variance comes from the runs
-// themselves (pooled over both sides, k + m - 2 degrees of freedom) and/or a
-// noise file (its df); with one run a side and no noise file nothing
-// estimates it, and basis is `none`: no p-value, no interval. A level that is
+// Welch t interval over runs. Each side keeps its own run-to-run variance
+// (two machines rarely share their noise, and pooling lets the quieter side
+// vouch for the noisier one): from its own runs (k >= 2, df k - 1), from a
+// noise file (its df), or both, weighted by their df. The standard error is
+// sqrt(var_a / k_a + var_b / k_b); its degrees of freedom are
+// Satterthwaite's over the independent estimates it is made of (A's runs,
+// B's runs, the noise file counted once even when both sides use it). A
+// side whose variance is its two runs' alone (one df) sets the df to 1:
+// Satterthwaite's estimate swings with that variance and under-covers
+// (90 % at 2 runs against 6), the t with 1 df covers at least the level. A
+// noise file with infinite df is the variance itself: the runs add nothing
+// to it.
+//
+// A side of one run and no noise file has no variance of its own. What
+// happens then is the caller's choice, stated where it is used:
+//   cannot_tell        basis none: no p-value, no interval (compare: two
+//                      machines or builds; one's noise says nothing of the
+//                      other's);
+//   as_the_other_side  it is assumed as noisy as the other side, whose runs'
+//                      variance (and df) stand for both (regress: tonight is
+//                      one more run of its baseline's configuration on its
+//                      machine).
+// One run a side and no noise file: basis none either way. A level that is
 // not finite (a run with a value <= 0) also gives basis none, diff NaN.
 struct LevelDifference {
   int runs_a = 0, runs_b = 0;
   double diff = std::numeric_limits<double>::quiet_NaN();  // mean level B - mean level A
   double se = std::numeric_limits<double>::quiet_NaN();
-  double df = 0;
+  double df = 0;  // Satterthwaite's (fractional); infinity when every variance is known exactly
   NoiseBasis basis = NoiseBasis::none;
   double p_up = std::numeric_limits<double>::quiet_NaN();    // one-sided: B above A
   double p_down = std::numeric_limits<double>::quiet_NaN();  // one-sided: B below A
@@ -92,8 +111,10 @@ struct LevelDifference {
   double level = 0.95;
   double p_two_sided() const;
 };
+enum class UnmeasuredSide { cannot_tell, as_the_other_side };
 LevelDifference compare_levels(const std::vector<double>& a_levels, const std::vector<double>& b_levels,
-                               const std::optional<KnownNoise>& noise, double level = 0.95);
+                               const std::optional<KnownNoise>& noise, double level = 0.95,
+                               UnmeasuredSide one_run = UnmeasuredSide::as_the_other_side);
 
 // The compare rule over many rows (B against A, higher is better): B is
 // faster (slower) where Holm's procedure over every row's two-sided p keeps
