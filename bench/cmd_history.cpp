@@ -65,8 +65,7 @@ int show(const ShowArgs& a) {
   o.window = a.window;
   std::cout << "## ftbench history: " << a.db << " (" << store.run_count() << " runs)\n";
   if (scenarios.empty()) std::cout << "\nNo ok scenario in the history yet.\n";
-  for (const auto& scenario : scenarios) {
-    const auto points = trend(store.series(scenario), metric, o);
+  for (const auto& [scenario, points] : trends(store, scenarios, metric, o)) {
     std::cout << "\n" << trend_markdown(scenario, metric, points);
     if (!a.out.empty()) {
       const std::string path = a.out + "/" + trend_chart_file_name(scenario);
@@ -93,9 +92,9 @@ Command add_history_command(CLI::App& app) {
 
   auto show_args = std::make_shared<ShowArgs>();
   auto* show_cmd = sub->add_subcommand("show", "Markdown table of runs per scenario (time, commit, machine, "
-                                               "median with its interval and coverage, verdict against the level "
-                                               "since the last change point, change points) and trend charts with "
-                                               "--out");
+                                               "median with its interval and coverage, the verdict `regress` gave "
+                                               "that run against the runs before it, change points) and trend "
+                                               "charts with --out");
   show_cmd->add_option("db", show_args->db, "history file (SQLite)")->required();
   show_cmd->add_option("--scenario", show_args->scenario, "only this scenario");
   show_cmd->add_option("--metric", show_args->metric,

@@ -38,6 +38,13 @@ TEST_CASE("regress vs history: the window is the machine's same preset and confi
   REQUIRE(w.size() == 20);
   CHECK(w.front().run.time == night_time(24));
   CHECK(w.back().run.time == night_time(5));
+  CHECK(w.front().repeats.size() == 5);
+  // Only the runs before a given one: the window regress saw on its night (history show).
+  const auto before = store.window(key, "baseline", 20, "", &w[4].run);  // night 20
+  REQUIRE(before.size() == 20);
+  CHECK(before.front().run.time == night_time(19));
+  CHECK(before.back().run.time == night_time(0));
+  CHECK(store.window(key, "baseline", 20, "", &before.back().run).empty());
 
   RegressOptions o;
   // Tonight 15 % slower: regressed, exit-worthy.

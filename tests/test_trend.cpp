@@ -8,6 +8,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <map>
+
 using nlohmann::json;
 using namespace ftb;
 using namespace ftb::testing;
@@ -19,7 +23,10 @@ TEST_CASE("trend: each run judged against the runs before it, the chart marks th
   std::mt19937_64 rng(11);
   for (int k = 0; k < 8; ++k) store.add(fake_report_json(run_at(k, night(rng, 0, 5, 0.02))), "r.json");
   store.add(fake_report_json(run_at(8, night(rng, 0.2, 5, 0.02))), "slow.json");
-  const auto points = trend(store.series("baseline"), Metric::train_samples_per_s, TrendOptions{});
+  const auto trend = trends(store, {"baseline"}, Metric::train_samples_per_s, TrendOptions{});
+  REQUIRE(trend.size() == 1);
+  CHECK(trend[0].scenario == "baseline");
+  const auto& points = trend[0].points;
   REQUIRE(points.size() == 9);
   CHECK(points[0].verdict.outcome == Outcome::insufficient);
   CHECK(points[2].verdict.outcome == Outcome::insufficient);  // 2 runs before it
@@ -49,21 +56,12 @@ TEST_CASE("trend: each run judged against the runs before it, the chart marks th
 }
 
 TEST_CASE("trend: a step over several nights is a change point with its commit range") {
-  std::vector<RunRepeats> series;
+  TempDir dir("ftb_history");
+  HistoryStore store(dir.path() + "/h.db", HistoryStore::Open::create);
   std::mt19937_64 rng(12);
-  for (int k = 0; k < 12; ++k) {
-    RunRepeats r;
-    r.run.time = night_time(k);
-    r.run.git_commit = "c" + std::to_string(k);
-    r.run.machine = "m";
-    for (double v : night(rng, k >= 8 ? 0.2 : 0, 5, 0.02)) {
-      RepeatSample x;
-      x.train_samples_per_s = v;
-      r.repeats.push_back(x);
-    }
-    series.push_back(r);
-  }
-  const auto points = trend(series, Metric::train_samples_per_s, TrendOptions{});
+  for (int k = 0; k < 12; ++k)
+    store.add(fake_report_json(run_at(k, night(rng, k >= 8 ? 0.2 : 0, 5, 0.02))), "r.json");
+  const auto points = trends(store, {"baseline"}, Metric::train_samples_per_s, TrendOptions{}).at(0).points;
   CHECK(points[8].change_point);
   CHECK(points[8].step == doctest::Approx(-0.2).epsilon(0.1));
   CHECK(points[8].verdict.outcome == Outcome::regressed);
@@ -72,4 +70,98 @@ TEST_CASE("trend: a step over several nights is a change point with its commit r
   CHECK(md.find("between c7 (" + night_time(7) + ") and c8 (" + night_time(8) + ")") != std::string::npos);
   const json spec = trend_chart("baseline", Metric::train_samples_per_s, points, 20);
   CHECK(spec["data"]["values"][8]["change_point"] == true);
+}
+
+TEST_CASE("trend: history show's marks are regress's verdicts, night by night, over 10-scenario histories") {
+  // Seeded, three machines (three histories in one store): 10 scenarios, 15
+  // nights; each night's luck (2 %, its own per scenario) shared by its 5
+  // repeats (3 % each); on the first machine s3 runs 15 % slower from night
+  // 10 on (a real regression). A nightly job's order: regress judges night k
+  // as tonight against the store, then night k is added. The trend over the
+  // whole store must then give every run of every scenario the row regress
+  // gave it: the same outcome, change and p.
+  //
+  // Against the old trend.cpp (each series judged alone: judge_series with
+  // one row, no pooling across the report's scenarios, no Holm) this test
+  // failed: every judged night's p differed (120 of 120 on the first
+  // machine). `alone` below recomputes that old rule to show the test can
+  // tell it from regress's: its p differs on nearly every judged night
+  // (358 of 360; a series judged on its own spread comes out alike), and
+  // here one outcome too (sim-2, 09:00, s5: regressed alone at p 0.0040,
+  // same in regress at 0.0053, Holm over the report's 10 scenarios).
+  TempDir dir("ftb_history");
+  const std::string db = dir.path() + "/h.db";
+  HistoryStore store(db, HistoryStore::Open::create);
+  std::mt19937_64 rng(20261226);
+  std::normal_distribution<double> luck(0, 0.02);
+  constexpr int kMachines = 3, kScenarios = 10, kNights = 15;
+  auto name = [](int s) { return "s" + std::to_string(s); };
+  std::vector<std::string> scenarios;
+  for (int s = 0; s < kScenarios; ++s) scenarios.push_back(name(s));
+  std::map<std::string, MetricVerdict> by_regress;  // host, night time, scenario -> regress's row
+  auto at = [](const std::string& machine, const std::string& time, const std::string& scenario) {
+    return machine + "/" + time + "/" + scenario;
+  };
+  for (int h = 0; h < kMachines; ++h) {
+    const std::string host = "sim-" + std::to_string(h);
+    for (int k = 0; k < kNights; ++k) {
+      FakeRun f = run_at(k, {}, host);
+      f.throughput.clear();
+      for (int s = 0; s < kScenarios; ++s) {
+        const double night_luck = std::exp(luck(rng));
+        auto v = night(rng, h == 0 && s == 3 && k >= 10 ? 0.15 : 0, 5, 0.03);
+        for (auto& x : v) x *= night_luck;
+        f.throughput[name(s)] = v;
+      }
+      const json tonight = fake_report_json(f);
+      const RegressSummary r = regress_vs_history(store, db, tonight, "tonight.json", RegressOptions{});
+      for (const auto& row : r.rows)
+        if (row.metric == Metric::train_samples_per_s)
+          by_regress[at(host + " | Test CPU", night_time(k), row.scenario)] = row;
+      store.add(tonight, "night.json");
+    }
+  }
+  CHECK(by_regress.at(at("sim-0 | Test CPU", night_time(10), "s3")).outcome == Outcome::regressed);
+
+  auto same_number = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
+  const auto shown = trends(store, scenarios, Metric::train_samples_per_s, TrendOptions{});
+  REQUIRE(shown.size() == scenarios.size());
+  int compared = 0, differ = 0, judged = 0, alone_p = 0, alone = 0;
+  for (const auto& t : shown) {
+    REQUIRE(t.points.size() == static_cast<size_t>(kMachines * kNights));
+    const auto series = store.series(t.scenario);
+    for (size_t i = 0; i < t.points.size(); ++i) {
+      const MetricVerdict& got = t.points[i].verdict;
+      const HistoryRun& run = t.points[i].run;
+      const MetricVerdict& want = by_regress.at(at(run.machine, run.time, t.scenario));
+      const bool same = got.outcome == want.outcome && same_number(got.p, want.p) &&
+                        same_number(got.change, want.change) && got.level_runs == want.level_runs;
+      if (!same)
+        MESSAGE(run.machine << " " << run.time << " " << t.scenario << ": history show " << to_string(got.outcome)
+                            << " p " << got.p << ", regress " << to_string(want.outcome) << " p " << want.p);
+      ++compared;
+      differ += !same;
+      // The old rule: this series alone against its runs before it.
+      auto window = store.window({run.machine, run.preset, run.config_hash}, t.scenario, 20, "", &run);
+      if (window.empty()) continue;
+      std::reverse(window.begin(), window.end());
+      MetricVerdict old;
+      old.metric = Metric::train_samples_per_s;
+      std::vector<MetricVerdict*> rows = {&old};
+      judge_series(rows, {window}, {series[i].repeats}, stats::NightlyRule{}, {nullptr});
+      if (old.outcome != want.outcome)
+        MESSAGE(run.machine << " " << run.time << " " << t.scenario << ": alone " << to_string(old.outcome)
+                            << " p " << old.p << ", regress " << to_string(want.outcome) << " p " << want.p);
+      judged += std::isfinite(want.p);
+      alone_p += std::isfinite(want.p) && !same_number(old.p, want.p);
+      alone += old.outcome != want.outcome;
+    }
+  }
+  MESSAGE("history show vs regress: " << differ << " of " << compared << " scenario-nights differ; judged alone (the "
+                                      "old history show) " << alone_p << " of " << judged << " p and " << alone
+                                      << " outcomes would differ");
+  CHECK(compared == kMachines * kNights * kScenarios);
+  CHECK(differ == 0);
+  CHECK(judged >= kMachines * (kNights - 3) * kScenarios);  // every night after the first 3
+  CHECK(alone_p >= judged * 9 / 10);  // the old rule is told apart on nearly every judged night
 }

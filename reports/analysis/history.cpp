@@ -165,6 +165,8 @@ CREATE VIEW history AS
 )sql";
 
 constexpr const char* kRunColumns = "id, report_hash, machine, preset, config_hash, git_commit, time, source";
+constexpr const char* kRepeatColumns =
+    "train_samples_per_s, steady_samples_per_s, wall_time_s, step_ms_median, test_acc, peak_bytes";
 
 HistoryRun run_from(const Statement& s) {
   HistoryRun r;
@@ -176,6 +178,18 @@ HistoryRun run_from(const Statement& s) {
   r.git_commit = s.text(5);
   r.time = s.text(6);
   r.source = s.text(7);
+  return r;
+}
+
+// kRepeatColumns from column `c` on.
+RepeatSample repeat_from(const Statement& s, int c) {
+  RepeatSample r;
+  r.train_samples_per_s = s.number(c);
+  r.steady_samples_per_s = s.number(c + 1);
+  r.wall_time_s = s.number(c + 2);
+  r.step_ms_median = s.number(c + 3);
+  r.test_acc = s.number(c + 4);
+  r.peak_bytes = s.integer(c + 5);
   return r;
 }
 
@@ -361,21 +375,11 @@ HistoryStore::Added HistoryStore::add(const json& report_json, const std::string
 }
 
 std::vector<RepeatSample> HistoryStore::repeats_of(int64_t run_id, const std::string& scenario) const {
-  Statement s(db_, path_,
-              "SELECT train_samples_per_s, steady_samples_per_s, wall_time_s, step_ms_median, test_acc, peak_bytes "
-              "FROM repeats WHERE run_id = ?1 AND scenario = ?2 ORDER BY repeat");
+  Statement s(db_, path_, (std::string("SELECT ") + kRepeatColumns +
+                           " FROM repeats WHERE run_id = ?1 AND scenario = ?2 ORDER BY repeat").c_str());
   s.bind(1, run_id).bind(2, scenario);
   std::vector<RepeatSample> out;
-  while (s.step()) {
-    RepeatSample r;
-    r.train_samples_per_s = s.number(0);
-    r.steady_samples_per_s = s.number(1);
-    r.wall_time_s = s.number(2);
-    r.step_ms_median = s.number(3);
-    r.test_acc = s.number(4);
-    r.peak_bytes = s.integer(5);
-    out.push_back(r);
-  }
+  while (s.step()) out.push_back(repeat_from(s, 0));
   return out;
 }
 
@@ -393,18 +397,25 @@ std::vector<RunRepeats> HistoryStore::series(const std::string& scenario) const 
 }
 
 std::vector<RunRepeats> HistoryStore::window(const RunKey& key, const std::string& scenario, int window,
-                                             const std::string& exclude) const {
+                                             const std::string& exclude, const HistoryRun* before) const {
+  // One query for the runs and their repeats: `history show` asks for a
+  // window per run per scenario (a statement per run made hundreds of runs slow).
   Statement s(db_, path_,
-              (std::string("SELECT ") + kRunColumns +
-               " FROM runs r WHERE machine = ?1 AND preset = ?2 AND config_hash = ?3 AND report_hash <> ?4 "
-               "AND EXISTS (SELECT 1 FROM repeats p WHERE p.run_id = r.id AND p.scenario = ?5) "
-               "ORDER BY time DESC, id DESC LIMIT ?6")
+              (std::string("SELECT r.*, ") + kRepeatColumns + " FROM (SELECT " + kRunColumns +
+               " FROM runs WHERE machine = ?1 AND preset = ?2 AND config_hash = ?3 AND report_hash <> ?4 "
+               "AND EXISTS (SELECT 1 FROM repeats p WHERE p.run_id = runs.id AND p.scenario = ?5) "
+               "AND (?7 IS NULL OR time < ?7 OR (time = ?7 AND id < ?8)) "
+               "ORDER BY time DESC, id DESC LIMIT ?6) r "
+               "JOIN repeats p ON p.run_id = r.id AND p.scenario = ?5 ORDER BY r.time DESC, r.id DESC, p.repeat")
                   .c_str());
   s.bind(1, key.machine).bind(2, key.preset).bind(3, key.config_hash).bind(4, exclude).bind(5, scenario);
   s.bind(6, static_cast<int64_t>(window));
+  if (before) s.bind(7, before->time).bind(8, before->id);  // unbound: NULL, no bound
   std::vector<RunRepeats> out;
-  while (s.step()) out.push_back({run_from(s), {}});
-  for (auto& r : out) r.repeats = repeats_of(r.run.id, scenario);
+  while (s.step()) {
+    if (out.empty() || out.back().run.id != s.integer(0)) out.push_back({run_from(s), {}});
+    out.back().repeats.push_back(repeat_from(s, 8));
+  }
   return out;
 }
 

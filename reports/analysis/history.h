@@ -100,9 +100,11 @@ class HistoryStore {
   std::vector<RunRepeats> series(const std::string& scenario) const;
   // The newest `window` runs of `key` with ok repeats of `scenario`, newest
   // first, leaving out the run whose report_hash is `exclude` (tonight's
-  // report when it was added before `regress`).
+  // report when it was added before `regress`) and, when `before` is given,
+  // every run not before it (time, then id): the window `regress` saw on
+  // that run's night (`history show`).
   std::vector<RunRepeats> window(const RunKey& key, const std::string& scenario, int window,
-                                 const std::string& exclude) const;
+                                 const std::string& exclude, const HistoryRun* before = nullptr) const;
   // Runs on `machine`, newest first, leaving out `exclude`.
   std::vector<HistoryRun> runs_on_machine(const std::string& machine, const std::string& exclude) const;
   nlohmann::json report_json(int64_t run_id) const;

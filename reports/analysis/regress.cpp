@@ -268,7 +268,7 @@ void judge_scenarios(RegressSummary& s, const Report& current, const RegressOpti
     std::vector<std::vector<RepeatSample>> ref_repeats;
     for (const auto& run : ref) ref_repeats.push_back(run.repeats);
     for (Gate g : {Gate::throughput, Gate::accuracy, Gate::memory}) {
-      const Metric m = gate_metric(g);
+      const Metric m = g == Gate::throughput ? o.throughput : gate_metric(g);
       MetricVerdict v;
       if (g == Gate::throughput) {
         v.metric = m;
@@ -327,16 +327,22 @@ RegressSummary regress_vs_history(const HistoryStore& store, const std::string& 
                                    "): " + names_for_message(config_differences(old_config, current.config), 4) + hint);
   }
 
-  RegressSummary s;
+  RegressSummary s = judge_vs_history(store, current, key, exclude, nullptr, o);
   s.current = current_where;
   s.reference = "history " + store_path + " (last " + std::to_string(o.window) + " runs of machine '" + key.machine +
                 "', preset '" + key.preset + "', config " + key.config_hash + ")";
   s.rule = rule_text(o, true);
-  if (on_machine.empty()) s.notes.push_back("no run of machine '" + key.machine + "' in the history yet");
+  if (on_machine.empty()) s.notes.insert(s.notes.begin(), "no run of machine '" + key.machine + "' in the history yet");
+  return s;
+}
+
+RegressSummary judge_vs_history(const HistoryStore& store, const Report& current, const RunKey& key,
+                                const std::string& exclude, const HistoryRun* before, const RegressOptions& o) {
+  RegressSummary s;
   judge_scenarios(
       s, current, o,
       [&](const std::string& scenario) {
-        auto runs = store.window(key, scenario, o.window, exclude);
+        auto runs = store.window(key, scenario, o.window, exclude, before);
         std::reverse(runs.begin(), runs.end());  // oldest first: a series
         return runs;
       },

@@ -81,6 +81,10 @@ void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vect
 struct RegressOptions {
   int window = 20;
   std::set<Gate> fail_on = {Gate::throughput};
+  // The throughput gate's metric: `history show --metric` judges the other
+  // rates and times (steady_samples_per_s, wall_time_s, step_ms_median) by
+  // the same rule.
+  Metric throughput = Metric::train_samples_per_s;
   stats::NightlyRule rule;  // min_nights, family_alpha, min_effect, change points
   const NoiseFile* noise = nullptr;
   std::string noise_path;  // for messages
@@ -102,6 +106,17 @@ struct RegressSummary {
 RegressSummary regress_vs_history(const HistoryStore& store, const std::string& store_path,
                                   const nlohmann::json& current_json, const std::string& current_where,
                                   const RegressOptions& options);
+// The rows `regress --history` gives `current`: every ok scenario against
+// its window of `store` (HistoryStore::window: the newest o.window runs of
+// `key` with repeats of it, leaving out `exclude`, and with `before` only the
+// runs before that one), throughput by the nightly rule over every scenario
+// with history at once (judge_series: pooled noise, Holm), accuracy and
+// memory by their thresholds; notes for scenarios not run. regress_vs_history
+// is this after its checks; `history show` (trend.h) is this for each run as
+// tonight, `before` it, so both give a night the same verdict.
+RegressSummary judge_vs_history(const HistoryStore& store, const Report& current, const RunKey& key,
+                                const std::string& exclude, const HistoryRun* before, const RegressOptions& o);
+
 // One or more baseline runs (reports of the same preset and config).
 struct NamedReport {
   nlohmann::json json;

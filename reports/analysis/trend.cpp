@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "core/base/text_format.h"
 #include "reports/analysis/intervals.h"
@@ -22,32 +23,60 @@ std::string percent(double v) {
   return buf;
 }
 
-}  // namespace
+// The rows `regress` gave each run's report as tonight, judged on first use
+// and kept: one judgement per report whatever the number of scenarios shown.
+class NightVerdicts {
+ public:
+  NightVerdicts(const HistoryStore& store, Metric m, const TrendOptions& o) : store_(store) {
+    options_.window = o.window;
+    options_.rule = o.rule;
+    options_.throughput = m;
+  }
 
-std::vector<TrendPoint> trend(const std::vector<RunRepeats>& series, Metric m, const TrendOptions& o) {
+  MetricVerdict of(const HistoryRun& run, const std::string& scenario) {
+    auto it = rows_.find(run.id);
+    if (it == rows_.end()) {
+      const Report report =
+          report_from_json(store_.report_json(run.id), run.source + " (history run " + std::to_string(run.id) + ")");
+      const RunKey key{run.machine, run.preset, run.config_hash};
+      it = rows_.emplace(run.id, judge_vs_history(store_, report, key, run.report_hash, &run, options_).rows).first;
+    }
+    for (const auto& v : it->second)
+      if (v.scenario == scenario && v.metric == options_.throughput) return v;
+    MetricVerdict v;  // not reached: the store keeps repeats of a report's ok scenarios only
+    v.scenario = scenario;
+    v.metric = options_.throughput;
+    v.note = "not an ok scenario of its report";
+    return v;
+  }
+
+ private:
+  const HistoryStore& store_;
+  RegressOptions options_;
+  std::map<int64_t, std::vector<MetricVerdict>> rows_;  // run id -> regress's rows
+};
+
+// test_acc and peak_bytes: the median against the series' last `window` runs
+// before run i, by its threshold.
+MetricVerdict threshold_verdict(const std::vector<RunRepeats>& series, size_t i, Metric m, const TrendOptions& o) {
+  const RunRepeats& now = series[i];
+  std::vector<std::vector<RepeatSample>> window;  // oldest first
+  for (size_t j = i; j-- > 0 && static_cast<int>(window.size()) < o.window;)
+    if (same_series(series[j].run, now.run)) window.insert(window.begin(), series[j].repeats);
+  JudgeContext c;
+  c.min_effect = o.rule.min_effect;
+  c.tolerance_points = accuracy_tolerance_points({{"preset", now.run.preset}});
+  return judge_threshold(m, window, true, now.repeats, c);
+}
+
+std::vector<TrendPoint> trend(const std::string& scenario, const std::vector<RunRepeats>& series, Metric m,
+                              const TrendOptions& o, NightVerdicts& nights) {
   std::vector<TrendPoint> out;
   for (size_t i = 0; i < series.size(); ++i) {
-    const RunRepeats& now = series[i];
     TrendPoint p;
-    p.run = now.run;
-    p.median = stats::median_interval(metric_values(now.repeats, m));
-    std::vector<RunRepeats> window;  // oldest first, the last `window` of its series
-    for (size_t j = i; j-- > 0 && static_cast<int>(window.size()) < o.window;)
-      if (same_series(series[j].run, now.run)) window.insert(window.begin(), series[j]);
-    p.verdict.metric = m;
-    if (by_threshold(m)) {
-      JudgeContext c;
-      c.min_effect = o.rule.min_effect;
-      c.tolerance_points = accuracy_tolerance_points({{"preset", now.run.preset}});
-      std::vector<std::vector<RepeatSample>> reps;
-      for (const auto& w : window) reps.push_back(w.repeats);
-      p.verdict = judge_threshold(m, reps, true, now.repeats, c);
-    } else if (window.empty()) {
-      p.verdict.note = "no earlier run of its series";
-    } else {
-      std::vector<MetricVerdict*> rows = {&p.verdict};
-      judge_series(rows, {window}, {now.repeats}, o.rule, {nullptr});
-    }
+    p.run = series[i].run;
+    p.median = stats::median_interval(metric_values(series[i].repeats, m));
+    p.verdict = by_threshold(m) ? threshold_verdict(series, i, m, o) : nights.of(series[i].run, scenario);
     out.push_back(std::move(p));
   }
   // Change points over each whole series (machine, preset, config).
@@ -70,6 +99,17 @@ std::vector<TrendPoint> trend(const std::vector<RunRepeats>& series, Metric m, c
       }
     }
   }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ScenarioTrend> trends(const HistoryStore& store, const std::vector<std::string>& scenarios, Metric m,
+                                  const TrendOptions& o) {
+  NightVerdicts nights(store, m, o);
+  std::vector<ScenarioTrend> out;
+  for (const auto& scenario : scenarios)
+    out.push_back({scenario, trend(scenario, store.series(scenario), m, o, nights)});
   return out;
 }
 

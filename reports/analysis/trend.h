@@ -1,8 +1,10 @@
 // A scenario's history as a trend: per run its median with an interval that
-// states its coverage, the verdict of that run against the runs before it of
-// its series (the nightly rule of `regress`, reports/analysis/nightly.h),
-// and the change points of each series (machine, preset, config), for
-// `history show`'s table and the trend chart (reports/views/trend_chart.h).
+// states its coverage, the verdict `regress` gave that run's report as
+// tonight against the runs before it (regress.h's judge_vs_history: the same
+// window, key, family of scenarios and rule, so a night carries one verdict
+// whichever command shows it), and the change points of each series
+// (machine, preset, config), for `history show`'s table and the trend chart
+// (reports/views/trend_chart.h).
 #pragma once
 
 #include <string>
@@ -18,7 +20,7 @@ namespace ftb {
 struct TrendPoint {
   HistoryRun run;
   stats::Interval median;  // of the run's repeats (order statistics; coverage stated)
-  MetricVerdict verdict;   // against the previous `window` runs of its series
+  MetricVerdict verdict;   // regress's row for it, its report as tonight (test_acc, peak_bytes: thresholds)
   bool change_point = false;  // a new level starts at this run (over the whole series)
   double step = 0;            // the level change there, relative
 };
@@ -28,8 +30,18 @@ struct TrendOptions {
   stats::NightlyRule rule;
 };
 
-// `series`: one scenario's runs, oldest first (HistoryStore::series).
-std::vector<TrendPoint> trend(const std::vector<RunRepeats>& series, Metric m, const TrendOptions& o);
+struct ScenarioTrend {
+  std::string scenario;
+  std::vector<TrendPoint> points;  // its runs, oldest first (HistoryStore::series)
+};
+
+// Each of `scenarios`' runs in `store`. A rate or time is judged as `regress`
+// judged the run's report (its stored report.json) against the runs before
+// it, all the report's scenarios together: each report once, however many
+// scenarios are shown (N runs: N judgements of every scenario). test_acc and
+// peak_bytes by their thresholds against the series' runs before it.
+std::vector<ScenarioTrend> trends(const HistoryStore& store, const std::vector<std::string>& scenarios, Metric m,
+                                  const TrendOptions& o);
 
 // "### <scenario>: <metric>" and a Markdown table: time, commit, machine,
 // preset, config, repeats, median [interval, coverage], verdict vs history,
