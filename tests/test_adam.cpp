@@ -8,6 +8,7 @@
 #include "core/train/optimizer.h"
 #include "core/train/run_config.h"
 #include "core/model/classifier.h"
+#include "tests/skip.h"
 
 namespace {
 
@@ -28,10 +29,7 @@ void loss_backward(ftb::SequenceClassifier& m, int step) {
 }  // namespace
 
 TEST_CASE("FusedAdam matches torch::optim::Adam step for step") {
-  if (!ftb::fused_adam_available(torch::kCPU)) {
-    MESSAGE("skipped: this LibTorch has no CPU fused Adam kernel (< 2.4)");
-    return;
-  }
+  if (!ftb::fused_adam_available(torch::kCPU)) FTB_SKIP_CASE("this LibTorch has no CPU fused Adam kernel (< 2.4)");
   torch::manual_seed(0);
   auto a = ftb::make_classifier(tiny());
   torch::manual_seed(0);

@@ -15,6 +15,7 @@
 #include "core/train/workload.h"
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
+#include "tests/skip.h"
 
 TEST_CASE("amp_bf16: the bf16 loss stays within 2^-8 of fp32 over 5 steps on the same batches") {
   const auto config = amp_tiny_config();
@@ -58,7 +59,7 @@ TEST_CASE("amp_bf16: the bf16 loss stays within 2^-8 of fp32 over 5 steps on the
 }
 
 TEST_CASE("amp: on a machine without CUDA the fp16 row is skipped and points to amp_bf16") {
-  if (ftb::cuda_available()) return;  // runs for real there (registry smoke test)
+  if (ftb::cuda_available()) FTB_SKIP_CASE("a CUDA device is visible: the amp row runs for real (registry smoke test)");
   auto config = amp_tiny_config();
   const auto* info = ftb::find_scenario("amp");
   REQUIRE(info != nullptr);

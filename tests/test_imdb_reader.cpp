@@ -14,6 +14,7 @@
 #include "core/base/errors.h"
 #include "core/text/text_data.h"
 #include "tests/data_fixtures.h"
+#include "tests/skip.h"
 
 namespace fs = std::filesystem;
 using ftb_test::TempDir;
@@ -159,10 +160,7 @@ TEST_CASE("imdb: read_examples dispatch and its errors") {
 
 TEST_CASE("imdb: the shared development archive (skipped when absent)") {
   const std::string path = FTB_SHARED_DATA_DIR "/imdb-dev-aclImdb.tar.gz";
-  if (!fs::exists(path)) {
-    MESSAGE("skipped: " << path << " is absent (only the project workspace has it)");
-    return;
-  }
+  if (!fs::exists(path)) FTB_SKIP_CASE(path << " is absent (only the project workspace has it)");
   const std::vector<ftb::Example> all = ftb::read_imdb_archive(path);
   CHECK(all.size() == 24904);  // train 12,463 + test 12,441
   int positives = 0;

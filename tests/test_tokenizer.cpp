@@ -15,6 +15,7 @@
 
 #include "core/base/errors.h"
 #include "core/text/tokenizer.h"
+#include "tests/skip.h"
 
 using ftb::WordPieceTokenizer;
 using Words = std::vector<std::string>;
@@ -251,10 +252,7 @@ TEST_CASE("tokenizer: golden file from Hugging Face tokenizers") {
 
 TEST_CASE("tokenizer: the shared vocabulary equals the committed copy") {
   const std::string shared = FTB_SHARED_DATA_DIR "/bert-base-uncased-vocab.txt";
-  if (!std::filesystem::exists(shared)) {
-    MESSAGE("skipped: " << shared << " absent");
-    return;
-  }
+  if (!std::filesystem::exists(shared)) FTB_SKIP_CASE(shared << " absent");
   CHECK(WordPieceTokenizer::from_file(shared).tokens() ==
         WordPieceTokenizer::from_file(kBertVocab).tokens());
 }

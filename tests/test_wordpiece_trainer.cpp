@@ -13,6 +13,7 @@
 #include "core/text/text_data.h"
 #include "core/text/tokenizer.h"
 #include "core/text/wordpiece_trainer.h"
+#include "tests/skip.h"
 
 using ftb::WordPieceTokenizer;
 
@@ -186,10 +187,7 @@ TEST_CASE("wordpiece trainer: a given size too small for the characters is an er
 
 TEST_CASE("wordpiece trainer: on real reviews of the shared archive (skipped when absent)") {
   const std::string path = FTB_SHARED_DATA_DIR "/imdb-dev-aclImdb.tar.gz";
-  if (!std::filesystem::exists(path)) {
-    MESSAGE("skipped: " << path << " is absent (only the project workspace has it)");
-    return;
-  }
+  if (!std::filesystem::exists(path)) FTB_SKIP_CASE(path << " is absent (only the project workspace has it)");
   const auto splits = ftb::split_reference(ftb::read_examples(path), /*seed=*/123, /*limit=*/4000);
   std::vector<std::string> train, held_out;
   for (const auto& e : splits.train) train.push_back(e.text);

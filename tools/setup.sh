@@ -5,6 +5,11 @@
 #   tools/setup.sh            Debian packages + LibTorch + configure + build
 #   tools/setup.sh --peer     the same, and transformers (tools/requirements-peer.txt)
 #                             in .venv for the Python peer (tools/peer.py, `peer` rows)
+#   tools/setup.sh --tests    the same as --peer, and what the whole test suite runs
+#                             beyond the build (tools/requirements-tests.txt,
+#                             tools/requirements-otava.txt: Apache Otava for
+#                             tests/otava_check.py); what CI runs (.ci/run, the
+#                             second command of README's quick start)
 #
 # LibTorch (2.4 or newer), first match wins:
 #   1. Torch_DIR or CMAKE_PREFIX_PATH in the environment (a LibTorch you have);
@@ -15,11 +20,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 build="${FTB_BUILD_DIR:-$root/build}"
 log() { printf '[setup] %s\n' "$*" >&2; }
-peer=0
+peer=0 tests=0
 for arg in "$@"; do
   case "$arg" in
     --peer) peer=1 ;;
-    *) echo "setup.sh: unknown option $arg (--peer)" >&2; exit 2 ;;
+    --tests) peer=1 tests=1 ;;
+    *) echo "setup.sh: unknown option $arg (--peer, --tests)" >&2; exit 2 ;;
   esac
 done
 
@@ -95,6 +101,23 @@ if [ "$peer" = 1 ]; then
   if [ "$have_tf" != "$want_tf" ]; then
     log "installing transformers $want_tf (the Python peer) into .venv"
     "$venv/bin/pip" install -q -r tools/requirements-peer.txt
+  fi
+fi
+
+# --- the test suite's extras (--tests) --------------------------------------
+# SciPy and Apache Otava in .venv (the python the tests run Otava's change
+# points with, FTB_PYTHON), so the Otava cross-check runs instead of skipping.
+if [ "$tests" = 1 ]; then
+  version_of() { "$venv/bin/python" -c "import importlib.metadata as m; print(m.version('$1'))" 2>/dev/null || true; }
+  pinned() { grep -E "^$1==" "$2" | cut -d= -f3; }
+  if [ "$(version_of scipy)" != "$(pinned scipy tools/requirements-tests.txt)" ]; then
+    log "installing the test suite's Python packages (tools/requirements-tests.txt) into .venv"
+    "$venv/bin/pip" install -q -r tools/requirements-tests.txt
+  fi
+  want_otava="$(pinned apache-otava tools/requirements-otava.txt)"
+  if [ "$(version_of apache-otava)" != "$want_otava" ]; then
+    log "installing apache-otava $want_otava (the change-point cross-check) into .venv, without its command line's dependencies"
+    "$venv/bin/pip" install -q --no-deps -r tools/requirements-otava.txt
   fi
 fi
 

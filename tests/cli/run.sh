@@ -125,10 +125,10 @@ PY
     if [ "$(id -u)" = 0 ]; then
       command -v setpriv >/dev/null && as=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
       if [ ${#as[@]} = 0 ] || ! "${as[@]}" "$ftbench" --help >/dev/null 2>&1; then
-        echo "skipped: running as root, and cannot run ftbench as nobody"; exit 0
+        skip "running as root, and cannot run ftbench as nobody"
       fi
     fi
-    ! "${as[@]}" touch "$tmp/ro/probe" 2>/dev/null || { echo "skipped: $tmp/ro is writable despite mode 555"; exit 0; }
+    ! "${as[@]}" touch "$tmp/ro/probe" 2>/dev/null || skip "$tmp/ro is writable despite mode 555"
     expect_error 2 "--out: $tmp/ro/o: cannot create directory: Permission denied" \
       "${as[@]}" "$ftbench" run --scenarios baseline --out "$tmp/ro/o"
     expect_error 2 "--out: $tmp/ro: not writable: Permission denied" \

@@ -89,7 +89,7 @@ PY
     # another version's store may speak another protocol (Debian's 1.13 build
     # next to a 2.x .venv), and then ftbench must fail soon, naming the cause.
     torchrun="$fixtures/../../.venv/bin/torchrun"
-    if [ ! -x "$torchrun" ]; then echo "skipped: no $torchrun (LibTorch not from the wheel)"; exit 0; fi
+    [ -x "$torchrun" ] || skip "no $torchrun (LibTorch not from the wheel)"
     port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
     theirs="$("$(dirname "$torchrun")/python" -c 'import torch; print(torch.__version__.split("+")[0])' 2>/dev/null)" ||
       fail "cannot read the torch version of $torchrun"
@@ -101,8 +101,7 @@ PY
       [ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "ftbench on LibTorch $ours under torch $theirs's torchrun: exit $rc"
       grep -q "torchrun's store does not answer" "$tmp/err" ||
         fail "the error does not name the store: $(grep -v ' step ' "$tmp/err" | tail -5)"
-      echo "skipped: $torchrun is torch $theirs, this ftbench is built on LibTorch $ours (another store protocol; ftbench says so)"
-      exit 0
+      skip "$torchrun is torch $theirs, this ftbench is built on LibTorch $ours (another store protocol; ftbench says so)"
     fi
     timeout 300 "$torchrun" --nnodes 1 --nproc-per-node 2 --master-addr 127.0.0.1 --master-port "$port" --no-python \
       "$ftbench" run --scenarios baseline,zero2 --device cpu --out "$tmp/o" "${tiny[@]}" >"$tmp/out" 2>"$tmp/err" ||
