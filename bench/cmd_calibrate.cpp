@@ -93,6 +93,7 @@ int calibrate(const CalibrateArgs& a) {
   }
   const stats::NightlyRule rule;
   NoiseFile noise = estimate_noise(reports, key, rule, a.window);
+  set_min_detectable_changes(noise);
   noise.aa = aa_check(reports, rule);
   noise.has_aa = true;
   write_file_atomic(a.out + "/noise.json", json_file_text(to_json(noise)));
@@ -113,7 +114,9 @@ int calibrate(const CalibrateArgs& a) {
                "between runs; between-run = the part of it no number of repeats removes; between share = its share "
                "of one repeat's variance. Min detectable slowdown: what the nightly rule catches 90 % of the time "
                "against "
-            << a.window << " nights, with " << noise.series << " scenario(s) a report (Holm's first step).\n\n"
+            << a.window << " nights of history, with these " << noise.series
+            << " scenario(s) in the report, each at its own noise (simulated through the rule, "
+            << kMinDetectableTrials << " nights a point; `ftbench power --noise` prints the curves).\n\n"
             << "The rules on these runs (A/A: nothing changed, so every alarm is a false one):\n"
             << "- regress (each run as tonight, the other " << reports.size() - 1
             << " as its history): " << aa.regress_alarms << " of " << aa.regress_nights

@@ -27,7 +27,8 @@ TEST_CASE("calibration: within- and between-run noise of A/A runs, the rule's fa
   }
   const RunKey key = run_key(runs[0], "x");
   const stats::NightlyRule rule;
-  const NoiseFile n = estimate_noise(runs, key, rule, 20);
+  NoiseFile n = estimate_noise(runs, key, rule, 20);
+  set_min_detectable_changes(n);
   const NoiseEstimate* e = find_noise(n, "baseline", Metric::train_samples_per_s);
   REQUIRE(e != nullptr);
   CHECK(e->runs == 8);

@@ -10,17 +10,22 @@
 //      (a new level of that night and tonight) counts only if that night was
 //      flagged when it ran; otherwise the step is tonight's as well, and
 //      tonight is judged against the level before it.
-//   3. The noise of a night's level has a within-run part (per series, from
-//      every repeat of every history night: many degrees of freedom) and a
-//      between-night part, pooled across the report's series (they share the
-//      machine and the night); a series whose own spread is significantly
-//      larger than the pooled model (F-test at heterogeneity_alpha) uses its
-//      own spread instead. A calibrate noise file adds its run-to-run
-//      estimate, weighted by its degrees of freedom (not to a series on its
-//      own spread). The change points' test is chosen after the split that
-//      maximises the energy statistic, so its p is not a false-positive rate:
-//      tests/test_change_points.cpp measures that (<= 5 % of flat 20-night
-//      series show a step).
+//   3. The noise of a night's level: each series' own spread of its history
+//      levels (around their segments' means), moderated toward what the
+//      report's series share by empirical Bayes (moderated_variance.h: the
+//      prior's strength d0 is fitted from how much the series' spreads
+//      differ, so scenarios whose noise differs keep their own, alike ones
+//      pool), with d0 + df degrees of freedom; a series whose spread is
+//      improbably large for the others (an outlying night, a noisy scenario;
+//      upper tail at heterogeneity_alpha) keeps its own spread and df and is
+//      left out of what the others share. A level varies at least by its
+//      within-run part (from every repeat of the history): a floor when a
+//      short history happens to look calm. A calibrate noise file adds its
+//      run-to-run estimate, weighted by its degrees of freedom (not to a
+//      series on its own spread). History nights without a positive value
+//      are left out, named in the note. The change points' test is chosen
+//      after the split that maximises the energy statistic, so its p is not
+//      a false-positive rate: tests/test_change_points.cpp measures that.
 //   4. A one-sided t-test (Satterthwaite's degrees of freedom) of tonight's
 //      level against the reference level; Holm's step-down procedure over
 //      every series of the report keeps the whole report's false-alarm rate
@@ -45,7 +50,7 @@ struct NightlyRule {
   double family_alpha = 0.005;        // Holm, over every series judged in one report
   double min_effect = 0.03;           // relative change that matters at all
   int min_nights = 3;                 // history nights needed before a series is judged
-  double heterogeneity_alpha = 0.01;  // F-test: a series noisier than the pooled model uses its own spread
+  double heterogeneity_alpha = 0.05;  // a series whose spread is this improbable for the pool keeps its own
   ChangePointOptions change_points;
 };
 std::string describe(const NightlyRule& rule);
@@ -70,12 +75,13 @@ struct NightVerdict {
   double df = 0;
   double p_worse = std::numeric_limits<double>::quiet_NaN();   // one-sided, unadjusted
   double p_better = std::numeric_limits<double>::quiet_NaN();
-  bool own_spread = false;    // the series' spread exceeded the pooled model's (heterogeneity)
+  bool own_spread = false;    // an outlier among the report's series: judged on its own spread
   double within_sd = std::numeric_limits<double>::quiet_NaN(), between_sd = std::numeric_limits<double>::quiet_NaN();
   // Change points over history + tonight (index into the nights; tonight is
   // index history_nights), for "level changed at ..." notes.
   std::vector<ChangePoint> steps;
-  std::string note;  // why insufficient
+  std::vector<int> left_out;  // history nights (index) without a value > 0: not judged with
+  std::string note;  // why insufficient; history nights left out
 };
 
 std::vector<NightVerdict> judge_nights(const std::vector<NightSeries>& series, const NightlyRule& rule = {});

@@ -4,6 +4,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/json_fields.h"
+#include "reports/analysis/power.h"
 #include "reports/analysis/two_level.h"
 
 namespace ftb {
@@ -37,6 +38,35 @@ std::vector<std::map<std::string, std::map<Metric, std::vector<double>>>> per_ru
 
 stats::KnownNoise known_noise(const NoiseEstimate& e) { return {e.run_cv, e.run_df}; }
 
+// What the nightly rule itself catches 90 % of the time: simulated through
+// judge_nights (power.h) with every scenario of the calibration at its own
+// within- and between-run noise, `window` nights of history and the
+// calibration's repeats a run — the rule's own degrees of freedom and Holm
+// family, not a formula at the calibration's run df.
+void set_min_detectable_changes(NoiseFile& n) {
+  for (Metric m : kRunMetrics) {
+    stats::PowerSetup p;
+    p.nights = n.window;
+    p.rule = n.rule;
+    p.trials = kMinDetectableTrials;
+    std::vector<NoiseEstimate*> family;
+    int repeats = 0, runs = 0;
+    for (auto& [scenario, metrics] : n.scenarios) {
+      auto it = metrics.find(m);
+      if (it == metrics.end()) continue;
+      family.push_back(&it->second);
+      p.noise.push_back({scenario, it->second.within_cv, it->second.between_cv});
+      repeats += it->second.repeats;
+      runs += it->second.runs;
+    }
+    if (family.empty() || runs == 0) continue;
+    p.repeats = std::max(1, static_cast<int>(std::lround(1.0 * repeats / runs)));
+    for (size_t i = 0; i < family.size(); ++i)
+      family[i]->min_detectable_change =
+          std::max(n.rule.min_effect, stats::min_detectable_slowdown(p, static_cast<int>(i)));
+  }
+}
+
 NoiseFile estimate_noise(const std::vector<Report>& runs, const RunKey& key, const stats::NightlyRule& rule,
                          int window) {
   NoiseFile out;
@@ -63,11 +93,6 @@ NoiseFile estimate_noise(const std::vector<Report>& runs, const RunKey& key, con
       e.within_cv = std::isfinite(n.within_sd) ? n.within_sd : 0;
       e.between_cv = std::isfinite(n.between_sd) ? n.between_sd : 0;
       e.between_share = std::isfinite(n.between_share) ? n.between_share : 0;
-      // One-sided at Holm's first step, 90 % power, tonight vs `window` nights.
-      const double df = e.run_df > 0 ? e.run_df : 1;
-      const double delta = (stats::t_quantile(1 - rule.family_alpha / out.series, df) + stats::normal_quantile(0.90)) *
-                           e.run_cv * std::sqrt(1 + 1.0 / window);
-      e.min_detectable_change = std::max(rule.min_effect, -std::expm1(-delta));
       out.scenarios[scenario][m] = e;
     }
   // Speed-ups against baseline, run by run: both rows of one run share its luck.
@@ -214,8 +239,9 @@ json to_json(const NoiseFile& n) {
              "A/A: the same config run `runs` times in separate processes; log scale. run_cv = sd of the runs' "
              "levels (median of each run's repeats), df = runs - 1; within_cv = pooled sd of repeats around their "
              "run; between_cv = sqrt(max(0, run_cv^2 - kappa(n) within_cv^2 / n)); min_detectable_change = the "
-             "slowdown the nightly rule catches 90 % of the time against `window` nights, at Holm's first step "
-             "(family_alpha / series), at least min_effect; speedup_cv = sd over runs of log(row level / baseline level) "
+             "slowdown the nightly rule catches 90 % of the time against `window` nights, simulated through the "
+             "rule with every scenario at its own within_cv and between_cv (half of it shared by the night's "
+             "scenarios), at least min_effect; speedup_cv = sd over runs of log(row level / baseline level) "
              "in the same run, df = such runs - 1"},
             {"scenarios", scenarios}};
   if (n.has_aa)

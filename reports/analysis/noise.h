@@ -16,10 +16,11 @@
 //               its df = runs with both rows - 1 (absent for baseline);
 //   min_detectable_change
 //               the smallest slowdown the nightly rule catches 90 % of the
-//               time, with this many repeats a night, `window` nights since
-//               the last change point and `series` series in the report
-//               (Holm's first step: family_alpha / series), never below the
-//               rule's minimum effect.
+//               time, with this many repeats a night, `window` nights of
+//               history and every scenario of the calibration in the report,
+//               each at its own noise: simulated through judge_nights
+//               (power.h, kMinDetectableTrials nights a point), never below
+//               the rule's minimum effect.
 // And the rule proved on the runs themselves (aa_check): every run judged
 // as tonight against the others as its history (the regress rule), and
 // every pair of runs compared one against one with the noise of the others
@@ -43,6 +44,7 @@ namespace ftb {
 
 inline constexpr const char* kNoiseSchema = "ftbench.noise/2";
 inline constexpr const char* kNoiseSchemaV1 = "ftbench.noise/1";
+inline constexpr int kMinDetectableTrials = 400;  // simulated nights per point of the search
 inline constexpr const char* kNoiseBaseline = "baseline";  // the row speed-ups are measured against
 
 struct NoiseEstimate {
@@ -77,8 +79,13 @@ struct NoiseFile {
 };
 
 // From the reports of the A/A runs (the same config each time), in run order.
+// Leaves min_detectable_change at 0: set_min_detectable_changes fills it.
 NoiseFile estimate_noise(const std::vector<Report>& runs, const RunKey& key, const stats::NightlyRule& rule,
                          int window = 20);
+// Each estimate's min_detectable_change, by simulation through the nightly
+// rule (seconds: a bisection of kMinDetectableTrials simulated nights a step
+// per scenario and metric).
+void set_min_detectable_changes(NoiseFile& n);
 // The nightly and compare rules on the A/A runs (see above).
 AaCheck aa_check(const std::vector<Report>& runs, const stats::NightlyRule& rule);
 

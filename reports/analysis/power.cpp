@@ -1,51 +1,82 @@
 #include "reports/analysis/power.h"
 
+#include <boost/math/special_functions/beta.hpp>
+
 #include <cmath>
 #include <random>
 
 namespace ftb::stats {
 
-std::vector<PowerPoint> detection_curve(const PowerSetup& p, const std::vector<double>& slowdowns) {
+std::vector<ScenarioNoise> PowerSetup::scenario_noise() const {
+  if (!noise.empty()) return noise;
+  std::vector<ScenarioNoise> out;
+  for (int i = 0; i < scenarios; ++i) out.push_back({"scenario-" + std::to_string(i + 1), within, between});
+  return out;
+}
+
+double rate_upper_bound(int k, int n, double level) {
+  if (n <= 0) return 1;
+  if (k >= n) return 1;
+  return boost::math::ibeta_inv(static_cast<double>(k + 1), static_cast<double>(n - k), level);
+}
+
+std::vector<PowerPoint> detection_curve(const PowerSetup& p, const std::vector<double>& slowdowns, int slowed) {
+  const std::vector<ScenarioNoise> sc = p.scenario_noise();
+  const int S = static_cast<int>(sc.size());
+  const int odd = S > 1 ? (slowed + 1) % S : -1;  // the scenario with the outlying night
   std::vector<PowerPoint> out;
-  // The same draws for every slowdown (common random numbers): the curve
-  // differs between its points by the slowdown alone.
   std::mt19937_64 rng;
   std::normal_distribution<double> z;
-  const double half = p.between / std::sqrt(2.0);
-  // One night of every scenario; scenario 0's level moved by `shift` (log).
-  auto night = [&](double shift, std::vector<std::vector<double>>& into) {
-    const double shared = half * z(rng);
-    into.assign(static_cast<size_t>(p.scenarios), {});
-    for (int i = 0; i < p.scenarios; ++i) {
-      const double level = (i == 0 ? shift : 0) + shared + half * z(rng);
-      for (int k = 0; k < p.repeats; ++k) into[i].push_back(100.0 * (1 + i) * std::exp(level + p.within * z(rng)));
+  const double shared_sd = std::sqrt(p.shared), own_sd = std::sqrt(1 - p.shared);
+  // One night of every scenario; `shift[i]` moves scenario i's level (log).
+  auto night = [&](const std::vector<double>& shift, std::vector<std::vector<double>>& into) {
+    const double shared = z(rng);
+    into.assign(static_cast<size_t>(S), {});
+    for (int i = 0; i < S; ++i) {
+      const auto& n = sc[static_cast<size_t>(i)];
+      const double level = shift[static_cast<size_t>(i)] + n.between * (shared_sd * shared + own_sd * z(rng));
+      for (int k = 0; k < p.repeats; ++k) into[i].push_back(100.0 * (1 + i) * std::exp(level + n.within * z(rng)));
     }
   };
+  const std::vector<double> none(static_cast<size_t>(S), 0.0);
   for (double slowdown : slowdowns) {
     rng.seed(p.seed);
     PowerPoint point;
     point.slowdown = slowdown;
-    int caught = 0, any = 0;
+    point.slowed = slowed;
+    point.trials = p.trials;
+    std::vector<double> tonight = none;
+    tonight[static_cast<size_t>(slowed)] = std::log1p(-slowdown);
+    std::vector<double> outlying = none;
+    if (odd >= 0 && p.outlier != 0) outlying[static_cast<size_t>(odd)] = std::log1p(p.outlier);
     std::vector<std::vector<double>> nt;
     for (int t = 0; t < p.trials; ++t) {
-      std::vector<NightSeries> series(static_cast<size_t>(p.scenarios));
+      std::vector<NightSeries> series(static_cast<size_t>(S));
       for (int n = 0; n < p.nights; ++n) {
-        night(0, nt);
-        for (int i = 0; i < p.scenarios; ++i) series[i].nights.push_back(nt[i]);
+        night(n == p.nights / 2 ? outlying : none, nt);
+        for (int i = 0; i < S; ++i) series[i].nights.push_back(nt[i]);
       }
-      night(std::log1p(-slowdown), nt);
-      for (int i = 0; i < p.scenarios; ++i) series[i].tonight = nt[i];
+      night(tonight, nt);
+      for (int i = 0; i < S; ++i) series[i].tonight = nt[i];
       const auto v = judge_nights(series, p.rule);
-      caught += v[0].outcome == NightOutcome::regressed;
+      point.caught += v[static_cast<size_t>(slowed)].outcome == NightOutcome::regressed;
       bool alarm = false;
       for (const auto& x : v) alarm = alarm || x.outcome == NightOutcome::regressed;
-      any += alarm;
+      point.whole_report_alarms += alarm;
     }
-    point.caught = static_cast<double>(caught) / p.trials;
-    point.whole_report_alarm = static_cast<double>(any) / p.trials;
     out.push_back(point);
   }
   return out;
+}
+
+double min_detectable_slowdown(const PowerSetup& setup, int slowed, double power) {
+  double lo = 0, hi = 0.95;
+  if (detection_curve(setup, {hi}, slowed)[0].caught_rate() < power) return 1;
+  while (hi - lo > 0.0025) {
+    const double mid = (lo + hi) / 2;
+    (detection_curve(setup, {mid}, slowed)[0].caught_rate() >= power ? hi : lo) = mid;
+  }
+  return hi;
 }
 
 }  // namespace ftb::stats

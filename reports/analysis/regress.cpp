@@ -175,6 +175,8 @@ void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vect
       v.steps.push_back(format_double("%+.1f %%", 100 * std::expm1(c.after - c.before)) + " between " +
                         run_words(runs[c.index - 1].run) + " and " + to);
     }
+    for (int k : n.left_out)
+      if (k >= 0 && k < static_cast<int>(runs.size())) v.left_out.push_back(run_words(runs[k].run));
     if (n.outcome == stats::NightOutcome::insufficient)
       v.note = n.note;
     else
@@ -491,6 +493,10 @@ std::string regress_markdown(const RegressSummary& s) {
     for (const auto& step : r.steps)
       notes.push_back(r.scenario + " " + to_string(r.metric) + ": the history shows a level change " + step +
                       " (a change point; judged against the level since)");
+  for (const auto& r : s.rows)
+    if (!r.left_out.empty())
+      notes.push_back(r.scenario + " " + to_string(r.metric) + ": left out " + names_for_message(r.left_out, 4) +
+                      " (no value > 0); judged on the other nights");
   for (const auto& [reason, what] : reasons) notes.push_back(names_for_message(what, 4) + ": " + reason);
   if (!notes.empty()) {
     out += "\nNotes:\n";
