@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Sets up whatever is missing and builds ftbench. Idempotent: a second run only
 # checks (dpkg, the venv, the CMake cache) and lets Ninja rebuild what changed.
+# Each stage logs its elapsed seconds when it ends, and the total at the end.
 #
-#   tools/setup.sh            Debian packages + LibTorch + configure + build
+#   tools/setup.sh            Debian packages + LibTorch + configure + build the
+#                             ftbench target only (all `ftbench run` needs)
 #   tools/setup.sh --peer     the same, and transformers (tools/requirements-peer.txt)
 #                             in .venv for the Python peer (tools/peer.py, `peer` rows)
 #   tools/setup.sh --tests    the same as --peer, and what the whole test suite runs
 #                             beyond the build (tools/requirements-tests.txt,
 #                             tools/requirements-otava.txt: Apache Otava for
-#                             tests/otava_check.py); what CI runs (.ci/run, the
-#                             second command of README's quick start)
+#                             tests/otava_check.py), and builds every target
+#                             (tests, fuzzers, micro-benchmarks); what CI runs
+#                             (.ci/run, the second command of README's quick start)
 #
 # LibTorch (2.4 or newer), first match wins:
 #   1. Torch_DIR or CMAKE_PREFIX_PATH in the environment (a LibTorch you have);
@@ -20,6 +23,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 build="${FTB_BUILD_DIR:-$root/build}"
 log() { printf '[setup] %s\n' "$*" >&2; }
+# done_stage NAME WHAT: NAME's line with the seconds since the last stage ended.
+started=$SECONDS stage_start=$SECONDS
+done_stage() { log "$1: $2 ($((SECONDS - stage_start)) s)"; stage_start=$SECONDS; }
 peer=0 tests=0
 for arg in "$@"; do
   case "$arg" in
@@ -56,12 +62,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     "${sudo_cmd[@]}" apt-get update -q
     "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
   fi
+  done_stage "Debian packages" "installed ${#missing[@]}"
+else
+  done_stage "Debian packages" ok
 fi
 
 # --- LibTorch ---------------------------------------------------------------
-prefix=""
+prefix="" did=ok
 if [ -n "${Torch_DIR:-}" ] || [ -n "${CMAKE_PREFIX_PATH:-}" ]; then
-  log "using LibTorch from Torch_DIR/CMAKE_PREFIX_PATH"
+  did="from Torch_DIR/CMAKE_PREFIX_PATH"
 else
   venv="$root/.venv"
   want="$(grep -E '^torch==' tools/requirements-torch.txt | cut -d= -f3)"
@@ -73,9 +82,11 @@ else
     log "installing torch $want (LibTorch + CMake config) into .venv (a few GB, once)"
     [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
     "$venv/bin/pip" install -q -r tools/requirements-torch.txt
+    did="installed torch $want"
   fi
   prefix="$("$venv/bin/python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)' 2>/dev/null)"
 fi
+done_stage LibTorch "$did"
 
 # --- chart renderer ---------------------------------------------------------
 # vl-convert (Vega-Lite -> SVG, PNG) in .venv/: the python that ftbench runs
@@ -86,11 +97,14 @@ have_vl=""
 if [ -x "$venv/bin/python" ]; then
   have_vl="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("vl-convert-python"))' 2>/dev/null || true)"
 fi
+did=ok
 if [ "$have_vl" != "$want_vl" ]; then
   log "installing vl-convert-python $want_vl (chart renderer) into .venv"
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install -q -r tools/requirements-render.txt
+  did="installed vl-convert-python $want_vl"
 fi
+done_stage "chart renderer" "$did"
 
 # --- the Python peer (optional) ---------------------------------------------
 # transformers on the pinned torch in .venv: the python the peer rows run
@@ -98,10 +112,13 @@ fi
 if [ "$peer" = 1 ]; then
   have_tf="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("transformers"))' 2>/dev/null || true)"
   want_tf="$(grep -E '^transformers==' tools/requirements-peer.txt | cut -d= -f3)"
+  did=ok
   if [ "$have_tf" != "$want_tf" ]; then
     log "installing transformers $want_tf (the Python peer) into .venv"
     "$venv/bin/pip" install -q -r tools/requirements-peer.txt
+    did="installed transformers $want_tf"
   fi
+  done_stage "Python peer" "$did"
 fi
 
 # --- the test suite's extras (--tests) --------------------------------------
@@ -110,18 +127,26 @@ fi
 if [ "$tests" = 1 ]; then
   version_of() { "$venv/bin/python" -c "import importlib.metadata as m; print(m.version('$1'))" 2>/dev/null || true; }
   pinned() { grep -E "^$1==" "$2" | cut -d= -f3; }
+  did=ok
   if [ "$(version_of scipy)" != "$(pinned scipy tools/requirements-tests.txt)" ]; then
     log "installing the test suite's Python packages (tools/requirements-tests.txt) into .venv"
     "$venv/bin/pip" install -q -r tools/requirements-tests.txt
+    did=installed
   fi
   want_otava="$(pinned apache-otava tools/requirements-otava.txt)"
   if [ "$(version_of apache-otava)" != "$want_otava" ]; then
     log "installing apache-otava $want_otava (the change-point cross-check) into .venv, without its command line's dependencies"
     "$venv/bin/pip" install -q --no-deps -r tools/requirements-otava.txt
+    did=installed
   fi
+  done_stage "test extras" "$did"
 fi
 
 # --- configure + build ------------------------------------------------------
+# Without --tests only the ftbench target: the run needs nothing else, and the
+# tests, fuzzers and micro-benchmarks are most of the targets (the test command
+# builds them).
+did=ok
 if [ ! -f "$build/CMakeCache.txt" ]; then
   log "configuring $build"; mkdir -p "$build"
   # FTB_WERROR: warnings are errors in the build CI runs (this script).
@@ -129,7 +154,11 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   [ -n "$prefix" ] && args+=("-DCMAKE_PREFIX_PATH=$prefix")
   command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] && args+=(-DCUDAToolkit_ROOT=/usr/local/cuda)
   cmake "${args[@]}" >"$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
+  did=configured
 fi
-log "building (first build takes several minutes on 2 cores)"
-cmake --build "$build" -j "$(nproc)"
-log "ready: $build/ftbench"
+done_stage configure "$did"
+if [ "$tests" = 1 ]; then targets=() what="every target"; else targets=(--target ftbench) what=ftbench; fi
+log "building $what (a first build takes several minutes on 2 cores)"
+cmake --build "$build" -j "$(nproc)" "${targets[@]}"
+done_stage build "$what"
+log "ready: $build/ftbench (total $((SECONDS - started)) s)"
