@@ -55,6 +55,14 @@ bool any_regressed(const std::vector<NightVerdict>& v) {
   return false;
 }
 
+// One night of 5 repeats around 100 x factor with a per-repeat sd `sd` (log).
+std::vector<double> steady_night(std::mt19937_64& rng, double factor, double sd) {
+  std::normal_distribution<double> z;
+  std::vector<double> v;
+  for (int k = 0; k < 5; ++k) v.push_back(100 * factor * std::exp(sd * z(rng)));
+  return v;
+}
+
 }  // namespace
 
 TEST_CASE("nightly gate: A/A nights raise a whole-report false alarm in <= 1 %, between-night share 0 to 60 %") {
@@ -173,12 +181,7 @@ TEST_CASE("nightly gate: a new level that began last night counts only if last n
   NightlyRule rule;
   rule.min_effect = 0.10;
   std::mt19937_64 rng(5);
-  std::normal_distribution<double> z;
-  auto night = [&](double factor) {
-    std::vector<double> v;
-    for (int k = 0; k < 5; ++k) v.push_back(100 * factor * std::exp(0.003 * z(rng)));
-    return v;
-  };
+  auto night = [&](double factor) { return steady_night(rng, factor, 0.003); };
   std::vector<NightSeries> s(1);
   for (int n = 0; n < 8; ++n) s[0].nights.push_back(night(1.0));
   s[0].tonight = night(0.92);
@@ -195,12 +198,7 @@ TEST_CASE("nightly gate: a new level that began last night counts only if last n
 TEST_CASE("nightly gate: a history night with a zero is left out with a note, the rest still judged") {
   // Before: one night of 0 samples/s turned the whole window into "insufficient history".
   std::mt19937_64 rng(9);
-  std::normal_distribution<double> z;
-  auto night = [&](double factor) {
-    std::vector<double> v;
-    for (int k = 0; k < 5; ++k) v.push_back(100 * factor * std::exp(0.01 * z(rng)));
-    return v;
-  };
+  auto night = [&](double factor) { return steady_night(rng, factor, 0.01); };
   std::vector<NightSeries> s(1);
   for (int n = 0; n < 20; ++n) s[0].nights.push_back(night(1.0));
   s[0].nights[6] = {0, 0, 0, 0, 0};
