@@ -23,6 +23,33 @@ std::string clock_text(double s) {
 
 }  // namespace
 
+std::string suite_eta_line(const std::vector<ScenarioResult>& results, int rows, int repeats, double elapsed_s) {
+  int done = 0, left_units = 0;
+  double measured = 0, left = 0;
+  int measured_n = 0;
+  for (const auto& r : results) {
+    const int n = static_cast<int>(r.repeats.size());
+    if (r.status != Status::ok || n == 0) {  // skipped or failed: nothing more of it will run
+      done += repeats;
+      continue;
+    }
+    double sum = 0;
+    for (const auto& x : r.repeats) sum += x.wall_time_s;
+    measured += sum;
+    measured_n += n;
+    done += std::min(n, repeats);
+    left += std::max(0, repeats - n) * sum / n;
+  }
+  const int unstarted = std::max(0, rows - static_cast<int>(results.size())) * repeats;
+  left_units = rows * repeats - done;
+  if (measured_n > 0) left += unstarted * measured / measured_n;
+  const double overhead = measured > 0 ? std::max(1.0, elapsed_s / measured) : 1.0;
+  std::string line = "[suite] " + std::to_string(done) + " of " + std::to_string(rows * repeats) +
+                     " row repeats done in " + clock_text(elapsed_s);
+  if (left_units <= 0) return line + "\n";
+  return line + (measured_n > 0 ? ", about " + clock_text(left * overhead) + " left\n" : "\n");
+}
+
 ProgressPrinter::ProgressPrinter() : tty_(::isatty(STDERR_FILENO) == 1) {}
 
 void ProgressPrinter::on_train_start(const LoopState& s) {

@@ -25,6 +25,14 @@ class ProgressPrinter : public LoopCallback {
   double ema_loss_ = 0;
 };
 
+// The whole suite's progress after a row: "[suite] 7 of 33 row repeats done
+// in 2:41, about 8:10 left". What is left is each unfinished row's measured
+// seconds a repeat (the rows' mean where a row has not run yet), scaled by
+// how much longer the suite's elapsed time is than its repeats' own (setup,
+// evaluation, warm-up): an estimate that corrects itself as rows finish.
+// `rows`: the rows the sweep will run; `repeats`: repeats a row.
+std::string suite_eta_line(const std::vector<ScenarioResult>& results, int rows, int repeats, double elapsed_s);
+
 // Prints rows as an aligned text table (first row = header).
 void print_table(const std::vector<std::vector<std::string>>& rows);
 

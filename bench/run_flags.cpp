@@ -1,6 +1,7 @@
 #include "bench/run_flags.h"
 #include "reports/views/run_outputs.h"
 
+#include <chrono>
 #include <iostream>
 
 #include "bench/progress.h"
@@ -105,10 +106,13 @@ SweepOutcome run_and_write(const RunConfig& config, const std::string& out, Repo
   report.config = to_json(sweep.config());
   report.config["workload"] = workload.describe();
   report.config["out"] = out;
+  const auto suite_start = std::chrono::steady_clock::now();
   report.results = sweep.run(workload, out, {&progress}, [&](const auto& results, const nlohmann::json& measured) {
     for (const auto& [key, value] : measured.items()) report.environment[key] = value;
     report.results = results;
     write_run_outputs(out, report);
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - suite_start;
+    std::cerr << suite_eta_line(results, sweep.rows(), sweep.config().repeats, elapsed.count());
   });
   return {sweep.exit_code(), sweep.reports()};
 }

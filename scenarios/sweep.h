@@ -49,6 +49,7 @@ class Sweep {
   // Whether this process writes the report (not ranks > 0 of an outside launcher).
   bool reports() const { return !(env_.launched && env_.rank != 0); }
   int threads() const { return threads_; }
+  int rows() const { return static_cast<int>(selected_.size()); }  // the rows run() runs
   const DistEnv& env() const { return env_; }
 
   // Called after every row with the results so far, in the order asked for,

@@ -179,6 +179,8 @@ PY
     cmp -s "$tmp/o/report.json" "$tmp/before.json" || fail "report.json was modified" ;;
   run_writes_report)
     "$ftbench" run --scenarios baseline --out "$tmp/o" "${tiny[@]}" >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(tail -3 "$tmp/err")"
+    # The suite's progress after each row (issue 27): every repeat done, nothing left.
+    grep -Eq '^\[suite\] 1 of 1 row repeats done in [0-9]+:[0-9]{2}$' "$tmp/err" || fail "no suite progress line: $(grep suite "$tmp/err")"
     for f in report.json table.md steps.csv index.html charts/speedup.vl.json charts/speedup.svg charts/speedup.png; do
       [ -s "$tmp/o/$f" ] || fail "missing $f"
     done
