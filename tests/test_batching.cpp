@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -340,15 +341,25 @@ TEST_CASE("resolve_prefetch: as given, else a loader thread only where a core is
   at::set_num_threads(before);
 }
 
-TEST_CASE("batching: batches are pageable for a CPU step") {
+namespace {
+
+// The first batch of 20 short rows, 4 a batch, on this thread (no prefetch); pinned or not.
+std::optional<ftb::Batch> first_small_batch(bool pin_memory) {
   const auto s = make_split(20);
   ftb::LoaderOptions o;
   o.batch_size = 4;
   o.max_length = 16;
   o.prefetch = 0;
-  ftb::BatchLoader pageable(s, o);
-  pageable.start_epoch(0);
-  const auto a = pageable.next();
+  o.pin_memory = pin_memory;
+  ftb::BatchLoader loader(s, o);
+  loader.start_epoch(0);
+  return loader.next();
+}
+
+}  // namespace
+
+TEST_CASE("batching: batches are pageable for a CPU step") {
+  const auto a = first_small_batch(false);
   REQUIRE(a);
   CHECK_FALSE(a->input_ids.is_pinned());
   // What the workload asks for: pinned only where the step runs on CUDA.
@@ -361,19 +372,9 @@ TEST_CASE("batching: batches are pageable for a CPU step") {
 
 TEST_CASE("batching: batches are pinned for a GPU step and hold the pageable ones' values (CUDA)") {
   if (!torch::cuda::is_available()) FTB_SKIP_CASE("no CUDA device visible (the GPU check runs this)");
-  const auto s = make_split(20);
-  ftb::LoaderOptions o;
-  o.batch_size = 4;
-  o.max_length = 16;
-  o.prefetch = 0;
-  ftb::BatchLoader pageable(s, o);
-  pageable.start_epoch(0);
-  const auto a = pageable.next();
+  const auto a = first_small_batch(false);
+  const auto b = first_small_batch(true);
   REQUIRE(a);
-  o.pin_memory = true;
-  ftb::BatchLoader pinned(s, o);
-  pinned.start_epoch(0);
-  const auto b = pinned.next();
   REQUIRE(b);
   CHECK(b->input_ids.is_pinned());
   CHECK(b->attention_mask.is_pinned());
