@@ -175,8 +175,11 @@ void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vect
       v.steps.push_back(format_double("%+.1f %%", 100 * std::expm1(c.after - c.before)) + " between " +
                         run_words(runs[c.index - 1].run) + " and " + to);
     }
-    for (int k : n.left_out)
-      if (k >= 0 && k < static_cast<int>(runs.size())) v.left_out.push_back(run_words(runs[k].run));
+    // Judged rows name the nights left out in a note of their own; an
+    // insufficient row's reason (n.note) already says it.
+    if (n.outcome != stats::NightOutcome::insufficient)
+      for (int k : n.left_out)
+        if (k >= 0 && k < static_cast<int>(runs.size())) v.left_out.push_back(run_words(runs[k].run));
     if (n.outcome == stats::NightOutcome::insufficient)
       v.note = n.note;
     else

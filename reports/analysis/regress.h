@@ -65,7 +65,7 @@ struct MetricVerdict {
   int level_runs = 0;  // runs behind the reference level (nights since the last change point)
   std::string note;    // why insufficient, which rule decided
   std::vector<std::string> steps;  // level changes the history shows: "-15.2 % from c3 (time) to c4 (time)"
-  std::vector<std::string> left_out;  // history runs without a value > 0, left out of the judging
+  std::vector<std::string> left_out;  // history runs without a value > 0, left out of a judged row
 };
 
 // The threshold rules for accuracy and memory: `reference` the runs'
