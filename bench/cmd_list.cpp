@@ -17,14 +17,10 @@
 namespace ftb {
 namespace {
 
-std::size_t code_points(const std::string& s) {
-  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
-}
-
 std::size_t widest_word(const std::string& s) {
   std::istringstream in(s);
   std::size_t w = 0;
-  for (std::string word; in >> word;) w = std::max(w, code_points(word));
+  for (std::string word; in >> word;) w = std::max(w, display_width(word));
   return w;
 }
 
@@ -77,7 +73,7 @@ Command add_list_command(CLI::App& app) {
             const std::vector<std::size_t> indents{2, 0, 4};
             std::size_t name_w = 0, name_word = 0;
             for (const auto& r : cells) {
-              name_w = std::max(name_w, code_points(r[0]));
+              name_w = std::max(name_w, display_width(r[0]));
               name_word = std::max(name_word, indents[0] + widest_word(r[0]));
             }
             name_w = std::max(std::min<std::size_t>(name_w, 26), name_word);

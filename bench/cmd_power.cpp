@@ -29,18 +29,10 @@ std::string pct(double v, const char* fmt = "%.1f %%") { return format_double(fm
 
 // Every scenario of a calibration with its own noise (train_samples_per_s: the gated metric).
 void noise_from_file(PowerArgs& a) {
-  const NoiseFile n = read_noise_file(a.noise);
-  auto& s = a.setup;
-  int repeats = 0, runs = 0;
-  for (const auto& [scenario, metrics] : n.scenarios) {
-    auto it = metrics.find(Metric::train_samples_per_s);
-    if (it == metrics.end()) continue;
-    s.noise.push_back({scenario, it->second.within_cv, it->second.between_cv});
-    repeats += it->second.repeats;
-    runs += it->second.runs;
-  }
-  if (s.noise.empty()) input_error(a.noise, "no train_samples_per_s estimate of any scenario");
-  if (!a.repeats_given && runs > 0) s.repeats = std::max(1, static_cast<int>(std::lround(1.0 * repeats / runs)));
+  const stats::PowerSetup calibrated = calibrated_power_setup(read_noise_file(a.noise), Metric::train_samples_per_s);
+  if (calibrated.noise.empty()) input_error(a.noise, "no train_samples_per_s estimate of any scenario");
+  a.setup.noise = calibrated.noise;
+  if (!a.repeats_given) a.setup.repeats = calibrated.repeats;
 }
 
 void check(const PowerArgs& a) {

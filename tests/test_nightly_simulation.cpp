@@ -40,16 +40,9 @@ PowerSetup defaults() {
 
 // A committed calibration: every scenario with its own within and between sd, its repeats a run.
 PowerSetup from_calibration(const std::string& dir) {
-  const NoiseFile n = read_noise_file(std::string(FTB_RESULTS_DIR) + "/" + dir + "/noise.json");
-  PowerSetup p = defaults();
-  int repeats = 0, runs = 0;
-  for (const auto& [scenario, metrics] : n.scenarios) {
-    const auto& e = metrics.at(Metric::train_samples_per_s);
-    p.noise.push_back({scenario, e.within_cv, e.between_cv});
-    repeats += e.repeats;
-    runs += e.runs;
-  }
-  p.repeats = (repeats + runs / 2) / runs;
+  PowerSetup p = calibrated_power_setup(read_noise_file(std::string(FTB_RESULTS_DIR) + "/" + dir + "/noise.json"),
+                                        Metric::train_samples_per_s);
+  p.trials = kTrials;
   return p;
 }
 

@@ -6,14 +6,13 @@
 #include <sstream>
 
 namespace ftb {
-namespace {
-
-// Display width in code points (UTF-8 continuation bytes do not count).
-size_t width(const std::string& s) {
+size_t display_width(const std::string& s) {
   size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
   return n;
 }
+
+namespace {
 
 std::string markdown_cell(const std::string& s) {
   std::string out;
@@ -38,7 +37,7 @@ std::string wrap_text(const std::string& text, std::size_t width_limit, std::siz
   std::string out, line, word;
   const std::string pad(indent, ' ');
   while (in >> word) {
-    if (!line.empty() && width(line) + 1 + width(word) > width_limit) {
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > width_limit) {
       out += line + "\n";
       line = pad;
     }
@@ -77,9 +76,9 @@ std::string format_table(const std::vector<std::vector<std::string>>& input, con
   auto right = [&](size_t c) { return c < right_aligned.size() && right_aligned[c]; };
   std::vector<size_t> widths(ncols, md ? 3 : 0);
   for (const auto& r : rows)
-    for (size_t c = 0; c < ncols; ++c) widths[c] = std::max(widths[c], width(r[c]));
+    for (size_t c = 0; c < ncols; ++c) widths[c] = std::max(widths[c], display_width(r[c]));
   auto pad = [&](const std::string& s, size_t c) {
-    const std::string fill(widths[c] - width(s), ' ');
+    const std::string fill(widths[c] - display_width(s), ' ');
     return right(c) ? fill + s : s + fill;
   };
   std::string out;

@@ -17,6 +17,10 @@ std::string shortest_double(double v);
 // v through a printf format for one double ("%.2f", "%+.1f", "%.3g").
 std::string format_double(const char* fmt, double v);
 
+// Display width in code points (UTF-8 continuation bytes do not count): what
+// wrap_text and format_table measure with.
+std::size_t display_width(const std::string& s);
+
 // `text` broken at spaces into lines of at most `width` code points (a word
 // longer than that stands alone), each continuation line indented by `indent`.
 std::string wrap_text(const std::string& text, std::size_t width, std::size_t indent = 0);

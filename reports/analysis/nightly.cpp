@@ -108,8 +108,8 @@ std::string describe(const NightlyRule& r) {
                 "each night is one sample (the median of its repeats, log scale); tonight is judged against the "
                 "nights since the series' last change point (E-divisive means: the best split, kept where a Student "
                 "t-test of its sides gives p < %.3g, at least %d nights a side; flat series show a false step in "
-                "0.57 %% of 8-night and 1.25 %% of 20-night histories) with a one-sided t-test whose noise has a within-run part (per scenario, from every repeat) "
-                "and a between-night part: each scenario's own spread of its nights, moderated toward what the "
+                "0.57 %% of 8-night and 1.25 %% of 20-night histories) with a one-sided t-test whose noise has a "
+                "within-run part (per scenario, from every repeat) and a between-night part: each scenario's own spread of its nights, moderated toward what the "
                 "report's scenarios share by empirical Bayes (a scenario improbably noisier than the others, "
                 "p < %.3g, keeps its own); a regression needs Holm's procedure over every "
                 "scenario of the report at %.3g (the whole report's false-alarm rate) and a change beyond %.3g %%; "
@@ -136,19 +136,12 @@ CleanSeries without_empty_nights(const NightSeries& s) {
   c.series.tonight = s.tonight;
   c.series.direction = s.direction;
   c.series.noise = s.noise;
-  std::vector<std::string> left;
-  for (size_t n = 0; n < s.nights.size(); ++n) {
-    if (std::isfinite(run_level(s.nights[n]))) {
-      c.series.nights.push_back(s.nights[n]);
-      c.kept.push_back(static_cast<int>(n));
-    } else {
-      left.push_back(std::to_string(n + 1));
-      c.left.push_back(static_cast<int>(n));
-    }
-  }
-  if (!left.empty()) {
+  for (size_t n = 0; n < s.nights.size(); ++n)
+    (std::isfinite(run_level(s.nights[n])) ? c.kept : c.left).push_back(static_cast<int>(n));
+  for (int n : c.kept) c.series.nights.push_back(s.nights[static_cast<size_t>(n)]);
+  if (!c.left.empty()) {
     c.note = "left out history night(s) ";
-    for (size_t k = 0; k < left.size(); ++k) c.note += (k ? ", " : "") + left[k];
+    for (size_t k = 0; k < c.left.size(); ++k) c.note += (k ? ", " : "") + std::to_string(c.left[k] + 1);
     c.note += " of " + std::to_string(s.nights.size()) + " (no value > 0)";
   }
   return c;

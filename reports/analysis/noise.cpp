@@ -4,7 +4,6 @@
 
 #include "core/base/errors.h"
 #include "core/base/json_fields.h"
-#include "reports/analysis/power.h"
 #include "reports/analysis/two_level.h"
 
 namespace ftb {
@@ -43,26 +42,28 @@ stats::KnownNoise known_noise(const NoiseEstimate& e) { return {e.run_cv, e.run_
 // within- and between-run noise, `window` nights of history and the
 // calibration's repeats a run — the rule's own degrees of freedom and Holm
 // family, not a formula at the calibration's run df.
+stats::PowerSetup calibrated_power_setup(const NoiseFile& n, Metric m) {
+  stats::PowerSetup p;
+  int repeats = 0, runs = 0;
+  for (const auto& [scenario, metrics] : n.scenarios) {
+    auto it = metrics.find(m);
+    if (it == metrics.end()) continue;
+    p.noise.push_back({scenario, it->second.within_cv, it->second.between_cv});
+    repeats += it->second.repeats;
+    runs += it->second.runs;
+  }
+  if (runs > 0) p.repeats = std::max(1, static_cast<int>(std::lround(1.0 * repeats / runs)));
+  return p;
+}
+
 void set_min_detectable_changes(NoiseFile& n) {
   for (Metric m : kRunMetrics) {
-    stats::PowerSetup p;
+    stats::PowerSetup p = calibrated_power_setup(n, m);
     p.nights = n.window;
     p.rule = n.rule;
     p.trials = kMinDetectableTrials;
-    std::vector<NoiseEstimate*> family;
-    int repeats = 0, runs = 0;
-    for (auto& [scenario, metrics] : n.scenarios) {
-      auto it = metrics.find(m);
-      if (it == metrics.end()) continue;
-      family.push_back(&it->second);
-      p.noise.push_back({scenario, it->second.within_cv, it->second.between_cv});
-      repeats += it->second.repeats;
-      runs += it->second.runs;
-    }
-    if (family.empty() || runs == 0) continue;
-    p.repeats = std::max(1, static_cast<int>(std::lround(1.0 * repeats / runs)));
-    for (size_t i = 0; i < family.size(); ++i)
-      family[i]->min_detectable_change =
+    for (size_t i = 0; i < p.noise.size(); ++i)
+      n.scenarios.at(p.noise[i].name).at(m).min_detectable_change =
           std::max(n.rule.min_effect, stats::min_detectable_slowdown(p, static_cast<int>(i)));
   }
 }

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "reports/analysis/nightly.h"
+#include "reports/analysis/power.h"
 #include "reports/analysis/history.h"
 #include "reports/analysis/intervals.h"
 #include "reports/analysis/metrics.h"
@@ -86,6 +87,13 @@ NoiseFile estimate_noise(const std::vector<Report>& runs, const RunKey& key, con
 // rule (seconds: a bisection of kMinDetectableTrials simulated nights a step
 // per scenario and metric).
 void set_min_detectable_changes(NoiseFile& n);
+
+// What a calibration says a nightly report looks like to the simulation
+// (power.h): every scenario of `n` with an estimate of `m`, in the file's
+// order, at its own within_cv and between_cv, and the calibration's repeats
+// a run (rounded mean; the PowerSetup default where it holds no runs). The
+// one source of `power --noise` and of the minimum detectable changes.
+stats::PowerSetup calibrated_power_setup(const NoiseFile& n, Metric m);
 // The nightly and compare rules on the A/A runs (see above).
 AaCheck aa_check(const std::vector<Report>& runs, const stats::NightlyRule& rule);
 

@@ -48,6 +48,16 @@ double shift_coverage(const std::vector<double>& pmf, int k) {
   return std::max(0.0, 1 - 2 * below);
 }
 
+// The largest k, so the narrowest [x_(k), x_(count + 1 - k)] of sorted
+// values, whose coverage(k) still reaches `level`; 1 ([min, max]) when none
+// does. Medians and the pairwise-ratio shift interval choose alike.
+template <class Coverage>
+int narrowest_k(int count, double level, Coverage coverage) {
+  int k = 1;
+  while (2 * (k + 1) <= count + 1 && coverage(k + 1) >= level) ++k;
+  return k;
+}
+
 Interval empty_interval() {
   Interval r;
   r.estimate = r.low = r.high = r.min = r.max = kNaN;
@@ -97,10 +107,7 @@ Interval median_interval(const std::vector<double>& x, double level) {
     r.low = r.high = r.estimate;
     return r;
   }
-  // The largest k (narrowest interval) whose coverage still reaches `level`;
-  // k = 1 ([min, max]) when none does.
-  int k = 1;
-  while (2 * (k + 1) <= r.n + 1 && order_statistic_coverage(r.n, k + 1) >= level) ++k;
+  const int k = narrowest_k(r.n, level, [&](int j) { return order_statistic_coverage(r.n, j); });
   r.low = s[static_cast<size_t>(k - 1)];
   r.high = s[static_cast<size_t>(r.n - k)];
   r.coverage = order_statistic_coverage(r.n, k);
@@ -133,12 +140,9 @@ Interval ratio_interval(const std::vector<double>& num, const std::vector<double
     r.low = r.high = est;
     return r;
   }
-  // The largest k (narrowest interval) whose exact coverage still reaches
-  // `level`; k = 1 ([min, max]) when none does.
   const int pairs = static_cast<int>(ratios.size());
   const auto pmf = mann_whitney_pmf(static_cast<int>(num.size()), static_cast<int>(den.size()));
-  int k = 1;
-  while (2 * (k + 1) <= pairs + 1 && shift_coverage(pmf, k + 1) >= level) ++k;
+  const int k = narrowest_k(pairs, level, [&](int j) { return shift_coverage(pmf, j); });
   r.low = ratios[static_cast<size_t>(k - 1)];
   r.high = ratios[static_cast<size_t>(pairs - k)];
   r.coverage = shift_coverage(pmf, k);

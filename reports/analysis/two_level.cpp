@@ -218,7 +218,8 @@ LevelDifference compare_levels(const std::vector<double>& a, const std::vector<d
   // that variance's own (Hsu's conservative choice: the t of the least-known
   // part), which covers at least the level.
   if (!file)
-    for (const auto& t : terms) d.df = t.df < 2 ? std::min(d.df, t.df) : d.df;
+    for (const auto& t : terms)
+      if (t.df < 2) d.df = std::min(d.df, t.df);
   if (!(d.se > 0)) {
     // Identical levels everywhere: no spread to test against.
     d.p_up = d.diff > 0 ? 0 : 1;
