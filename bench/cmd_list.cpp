@@ -51,7 +51,7 @@ void append_wrapped(std::vector<std::vector<std::string>>& rows, const std::vect
 }  // namespace
 
 Command add_list_command(CLI::App& app) {
-  auto preset = std::make_shared<std::string>("smoke");
+  auto preset = std::make_shared<std::string>("quick");
   auto* sub = app.add_subcommand("list", "list scenarios and their availability on this machine");
   sub->add_option("--preset", *preset, "preset to check availability against");
   return {sub, [preset] {

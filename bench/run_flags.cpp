@@ -43,7 +43,7 @@ std::vector<std::string> run_flag_args(const RunArgs& a) {
 }
 
 void add_run_flags(CLI::App* sub, RunArgs& args) {
-  sub->add_option("--preset", args.preset, "smoke (default) | paper | synthetic-full | mfu");
+  sub->add_option("--preset", args.preset, "quick (default) | smoke | paper | synthetic-full | mfu | pretrained-small");
   sub->add_option("--scenarios", args.scenarios, "comma-separated scenario names (default: all; see `list`)");
   sub->add_option("--model", args.model, "Hugging Face model folder (config.json, model.safetensors, vocab.txt)");
   sub->add_option("--data", args.data, "aclImdb_v1.tar.gz, an aclImdb/ folder, a CSV, or a train/val/test.csv folder");

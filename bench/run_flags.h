@@ -17,7 +17,7 @@ namespace ftb {
 inline constexpr int kUnsetFlag = std::numeric_limits<int>::min();  // a flag not given
 
 struct RunArgs {
-  std::string preset = "smoke";
+  std::string preset = "quick";
   std::string scenarios, model, data, device;
   int repeats = 0;
   int world_size = kUnsetFlag;

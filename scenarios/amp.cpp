@@ -12,7 +12,7 @@
 namespace ftb {
 namespace {
 
-constexpr const char* kName = "amp";
+constexpr const char* kAmpName = "amp";
 
 std::string amp_unavailable(const RunConfig& c) {
   if (resolve_device(c.device).is_cuda()) return "";
@@ -22,7 +22,7 @@ std::string amp_unavailable(const RunConfig& c) {
 }
 
 ScenarioResult run_amp(const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
-  SingleProcess p(w, c, kName);  // parameters stay fp32: autocast casts inside the ops
+  SingleProcess p(w, c, kAmpName);  // parameters stay fp32: autocast casts inside the ops
   GradScaler scaler;  // PyTorch's defaults: 65536, x2 every 2000 clean steps, x0.5 on overflow
   const auto forward = autocast_forward(p.model, p.device, Precision::fp16_mixed);
   auto step = [&](const Batch& b) {
@@ -51,7 +51,7 @@ ScenarioResult run_amp(const Workload& w, const RunConfig& c, const ScenarioCont
 
 ScenarioInfo amp_scenario() {
   ScenarioInfo s;
-  s.name = kName;
+  s.name = kAmpName;
   s.technique = "fp16 autocast + dynamic loss scaling (GradScaler), CUDA only (the reference's step 3)";
   s.technique_settings = {RowSetting::precision};
   s.precision = Precision::fp16_mixed;

@@ -8,17 +8,17 @@
 namespace ftb {
 namespace {
 
-constexpr const char* kName = "amp_bf16";
+constexpr const char* kAmpBf16Name = "amp_bf16";
 
 ScenarioResult run_amp_bf16(const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
-  return run_plain_loop(w, c, ctx, kName, Precision::bf16_mixed);
+  return run_plain_loop(w, c, ctx, kAmpBf16Name, Precision::bf16_mixed);
 }
 
 }  // namespace
 
 ScenarioInfo amp_bf16_scenario() {
   ScenarioInfo s;
-  s.name = kName;
+  s.name = kAmpBf16Name;
   s.technique = "bf16 autocast, no loss scaling, CPU or CUDA (the reference's step 3, bf16 variant)";
   s.technique_settings = {RowSetting::precision};
   s.stack = {"bf16"};

@@ -7,17 +7,17 @@
 namespace ftb {
 namespace {
 
-constexpr const char* kName = "baseline";
+constexpr const char* kBaselineName = "baseline";
 
 ScenarioResult run_baseline(const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
-  return run_plain_loop(w, c, ctx, kName);
+  return run_plain_loop(w, c, ctx, kBaselineName);
 }
 
 }  // namespace
 
 ScenarioInfo baseline_scenario() {
   ScenarioInfo s;
-  s.name = kName;
+  s.name = kBaselineName;
   s.technique = "plain training loop, fp32, Adam (the reference's step 1)";
   s.unavailable = runs_anywhere;
   s.run = run_baseline;

@@ -11,11 +11,11 @@
 namespace ftb {
 namespace {
 
-constexpr const char* kName = "bucketed";
+constexpr const char* kBucketedName = "bucketed";
 
 ScenarioResult run_bucketed(const Workload& w, const RunConfig& config, const ScenarioContext& ctx) {
   const RunConfig c = with_bucketing(config);  // the only difference from baseline
-  auto r = run_plain_loop(w, c, ctx, kName);
+  auto r = run_plain_loop(w, c, ctx, kBucketedName);
   r.extra["padding"] = "longest (forced: bucketing)";
   r.extra["bucketing"] = "on";
   return r;
@@ -25,7 +25,7 @@ ScenarioResult run_bucketed(const Workload& w, const RunConfig& config, const Sc
 
 ScenarioInfo bucketed_scenario() {
   ScenarioInfo s;
-  s.name = kName;
+  s.name = kBucketedName;
   s.technique = "baseline with length-bucketed batches (similar lengths, padded to the longest, order still shuffled)";
   s.stack = {"bucketing"};
   s.unavailable = runs_anywhere;

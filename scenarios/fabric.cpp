@@ -10,7 +10,7 @@
 
 namespace ftb {
 namespace {
-constexpr const char* kName = "fabric";
+constexpr const char* kFabricName = "fabric";
 }  // namespace
 
 ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioContext& ctx, const DistEnv& env) {
@@ -49,11 +49,11 @@ ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioC
     return forward_loss(model, b);
   };
   reset_peak_memory(fabric.device());
-  auto options = loop_options(c, kName, fabric.device());
+  auto options = loop_options(c, kFabricName, fabric.device());
   options.sum_across_ranks = sum_over(fabric.comm());
   fabric.comm().reset_wait();
   auto loop = run_fine_tuning(model, {train, val, test}, options, step, ctx.callbacks, eval_forward);
-  auto r = result_from_loop(kName, loop, fabric.device(), fabric.precision(), fabric.strategy().optimizer_label());
+  auto r = result_from_loop(kFabricName, loop, fabric.device(), fabric.precision(), fabric.strategy().optimizer_label());
   fill_distributed(r, fabric.strategy(), fabric.comm(), loop);
   r.skipped_steps = fabric.skipped_steps();
   r.extra["fabric"] = {{"accelerator", fo.accelerator}, {"devices", fabric.world_size()},
@@ -63,7 +63,7 @@ ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioC
 
 ScenarioInfo fabric_scenario() {
   ScenarioInfo s;
-  s.name = kName;
+  s.name = kFabricName;
   s.technique = "Fabric-style API (launch, setup, backward) around a plain loop; zero2 + 16-mixed (the reference's step 7)";
   s.technique_settings = {RowSetting::world_size, RowSetting::threads, RowSetting::precision};
   return ranks_row(s, &RunConfig::fabric_precision, /*cpu_auto=*/Precision::bf16_mixed, run_fabric);

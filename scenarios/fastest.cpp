@@ -19,7 +19,7 @@
 namespace ftb {
 namespace {
 
-constexpr const char* kName = "fastest";
+constexpr const char* kFastestName = "fastest";
 
 Precision fastest_precision(const RunConfig& c) {
   return resolve_device(c.device).is_cuda() ? Precision::bf16_mixed : Precision::fp32;
@@ -40,10 +40,10 @@ ScenarioResult run_fastest(const Workload& w, const RunConfig& config, const Sce
   if (graph) {
     stack.push_back("graph");  // its Adam is the fused kernel too
 #ifdef FTB_WITH_CUDA
-    r = run_captured_step(w, c, ctx, kName, precision);
+    r = run_captured_step(w, c, ctx, kFastestName, precision);
 #endif
   } else {
-    r = run_plain_loop(w, c, ctx, kName, precision);
+    r = run_plain_loop(w, c, ctx, kFastestName, precision);
     r.extra["padding"] = "longest (forced: bucketing)";
   }
   stack.push_back("bucketing");
@@ -56,7 +56,7 @@ ScenarioResult run_fastest(const Workload& w, const RunConfig& config, const Sce
 
 ScenarioInfo fastest_scenario() {
   ScenarioInfo s;
-  s.name = kName;
+  s.name = kFastestName;
   s.technique = "what helped, stacked: bucketing + fused Adam (+ bf16 autocast and a CUDA graph per bucket length on CUDA); its stack in the report says which";
   s.technique_settings = {RowSetting::optimizer, RowSetting::precision};
   s.unavailable = runs_anywhere;

@@ -10,7 +10,7 @@
 namespace ftb {
 namespace {
 
-constexpr const char* kName = "fused_adam";
+constexpr const char* kFusedAdamName = "fused_adam";
 
 std::string fused_unavailable(const RunConfig& c) {
   const auto device = resolve_device(c.device);
@@ -21,14 +21,14 @@ std::string fused_unavailable(const RunConfig& c) {
 ScenarioResult run_fused_adam(const Workload& w, const RunConfig& config, const ScenarioContext& ctx) {
   RunConfig c = config;
   c.adam = AdamKernel::fused;  // the only difference from baseline
-  return run_plain_loop(w, c, ctx, kName);
+  return run_plain_loop(w, c, ctx, kFusedAdamName);
 }
 
 }  // namespace
 
 ScenarioInfo fused_adam_scenario() {
   ScenarioInfo s;
-  s.name = kName;
+  s.name = kFusedAdamName;
   s.technique = "baseline with the fused Adam kernel: what the optimizer alone buys";
   s.technique_settings = {RowSetting::optimizer};
   s.stack = {"fused_adam"};

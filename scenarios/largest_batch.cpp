@@ -71,7 +71,7 @@ const BatchSearch& search_once(const std::string& key, const std::function<Batch
 
 namespace {
 
-constexpr const char* kName = "largest_batch";
+constexpr const char* kLargestBatchName = "largest_batch";
 constexpr int64_t kBatchCap = 4096;
 
 // Two training steps of a fresh model at batch b, every row max_length tokens.
@@ -118,7 +118,7 @@ ScenarioResult run_largest_batch(const Workload& w, const RunConfig& config, con
   c.batch_size = static_cast<int>(b);
   c.eval_batch_size = config.eval_batch_size > 0 ? config.eval_batch_size : config.batch_size;
   c.lr = sqrt_scaled_lr(config.lr, config.batch_size, b);
-  auto r = run_plain_loop(w, c, ctx, kName);
+  auto r = run_plain_loop(w, c, ctx, kLargestBatchName);
   nlohmann::json search = nlohmann::json::array();
   for (const auto& [n, ok] : s.tried) search.push_back({{"batch_size", n}, {"fits", ok}});
   r.extra["batch_size"] = b;  // what it trained at
@@ -144,7 +144,7 @@ std::string largest_batch_unavailable(const RunConfig& c) {
 
 ScenarioInfo largest_batch_scenario() {
   ScenarioInfo s;
-  s.name = kName;
+  s.name = kLargestBatchName;
   s.technique = "baseline at 0.9 x the largest batch that fits the device (searched once, padded to max_length), "
                 "lr scaled by sqrt(batch / batch_size); evaluation keeps batch_size";
   s.technique_settings = {RowSetting::batch_size};

@@ -14,7 +14,7 @@
 namespace ftb {
 namespace {
 
-constexpr const char* kName = "trainer";
+constexpr const char* kTrainerName = "trainer";
 
 // Lightning's log_every_n_steps for the per-step train_loss rows.
 constexpr int64_t kLogEveryNSteps = 10;
@@ -39,7 +39,7 @@ DeterministicCost probe_deterministic_cost(const Workload& w, const RunConfig& c
 
 ScenarioResult run_trainer(const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
   const auto cost = probe_deterministic_cost(w, c, resolve_device(c.device));
-  SingleProcess p(w, c, kName);
+  SingleProcess p(w, c, kTrainerName);
 
   // Checkpoints and logs go below the report folder; without one (tests, the
   // library used directly) into a temporary folder removed at the end.
@@ -85,7 +85,7 @@ ScenarioResult run_trainer(const Workload& w, const RunConfig& c, const Scenario
 
 ScenarioInfo trainer_scenario() {
   ScenarioInfo s;
-  s.name = kName;
+  s.name = kTrainerName;
   s.technique =
       "Trainer with callbacks: best-val-acc checkpoint restored for test, CSV metrics log, deterministic "
       "(the reference's step 2)";

@@ -11,7 +11,7 @@ tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
 # Debian's interpreter first: CI validates with Debian's python3-jsonschema.
 py=python3; [ -x /usr/bin/python3 ] && py=/usr/bin/python3
-"$py" -c 'import jsonschema' 2>/dev/null || fail "python3-jsonschema is not installed (tools/setup.sh installs it)"
+"$py" -c 'import jsonschema' 2>/dev/null || fail "python3-jsonschema is not installed (tools/setup.sh --tests installs it)"
 
 # validate SCHEMA FILE...: each file valid; then a copy with a negative
 # wall time and one without results[0].status must both be rejected.

@@ -20,8 +20,11 @@
 #include "scenarios/parallel/distributed_row.h"
 #include "scenarios/registry.h"
 #include "tests/tiny_config.h"
+#include "tests/tensor_checks.h"
 
 namespace {
+
+using ftb_test::max_abs_diff;
 
 // Runs fn(env) for ranks 0..world-1 in threads; rethrows the first failure.
 void run_ranks(int world, const std::function<void(const ftb::DistEnv&)>& fn) {
@@ -87,13 +90,6 @@ std::vector<torch::Tensor> snapshot(ftb::SequenceClassifier& m) {
   std::vector<torch::Tensor> out;
   for (const auto& p : m->parameters()) out.push_back(p.detach().clone());
   return out;
-}
-
-double max_abs_diff(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
-  REQUIRE(a.size() == b.size());
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, (a[i] - b[i]).abs().max().item<double>());
-  return worst;
 }
 
 struct RankOutcome {

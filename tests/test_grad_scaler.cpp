@@ -15,20 +15,17 @@
 #include "core/train/workload.h"
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
+#include "tests/tensor_checks.h"
 
 namespace {
+
+using ftb_test::max_abs_diff;
 
 
 std::vector<torch::Tensor> clone_all(const std::vector<torch::Tensor>& ts) {
   std::vector<torch::Tensor> out;
   for (const auto& t : ts) out.push_back(t.detach().clone());
   return out;
-}
-
-double max_abs_diff(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, (a[i] - b[i]).abs().max().item<double>());
-  return m;
 }
 
 std::vector<torch::Tensor> grads_of(const torch::nn::Module& m) {

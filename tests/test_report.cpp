@@ -634,4 +634,10 @@ TEST_CASE("accuracy guard: a row further from baseline's test accuracy than the 
   CHECK(ftb::speedup_table_markdown(report).find("(tolerance 0.5)") != std::string::npos);
   shift(-0.4);
   CHECK(ftb::speedup_table_markdown(report).find("! test accuracy") == std::string::npos);
+  // quick (the default's short run on 600 test reviews) allows 5 points
+  report.config["preset"] = "quick";
+  shift(-4.5);
+  CHECK(ftb::speedup_table_markdown(report).find("! test accuracy") == std::string::npos);
+  shift(-5.5);
+  CHECK(ftb::speedup_table_markdown(report).find("(tolerance 5.0)") != std::string::npos);
 }

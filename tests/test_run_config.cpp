@@ -28,6 +28,28 @@ TEST_CASE("run_config: presets resolve and validate") {
   CHECK(ftb::preset_config("paper", true).max_length == paper.max_length);
 }
 
+TEST_CASE("run_config: quick, the default, is smoke on half the reviews, without dropout, 3 repeats") {
+  CHECK(ftb::RunConfig{}.preset == "quick");
+  const auto quick = ftb::preset_config("quick"), smoke = ftb::preset_config("smoke");
+  CHECK(quick.repeats == 3);  // an interval on every speed-up
+  CHECK(smoke.repeats == 1);
+  CHECK(quick.dropout == 0);
+  CHECK(smoke.dropout == doctest::Approx(0.1));
+  CHECK(quick.synthetic_count == 3000);
+  CHECK(smoke.synthetic_count == 6000);
+  // the rest is smoke's: model, batch, length, epochs, learning rate
+  CHECK(quick.dim == smoke.dim);
+  CHECK(quick.n_layers == smoke.n_layers);
+  CHECK(quick.batch_size == smoke.batch_size);
+  CHECK(quick.max_length == smoke.max_length);
+  CHECK(quick.epochs == smoke.epochs);
+  CHECK(quick.lr == doctest::Approx(smoke.lr));
+  // on real reviews it trains as smoke does on them
+  const auto reviews = ftb::preset_config("quick", /*reviews=*/true);
+  CHECK(reviews.max_length == 256);
+  CHECK(reviews.batch_size == 64);
+}
+
 TEST_CASE("run_config: overrides set typed keys, unknown keys and bad values name the key") {
   auto c = ftb::preset_config("smoke");
   ftb::apply_override(c, "epochs=7");

@@ -13,8 +13,11 @@
 #include "core/train/train_step.h"
 #include "core/train/workload.h"
 #include "scenarios/sync_free_step.h"
+#include "tests/tensor_checks.h"
 
 namespace {
+
+using ftb_test::max_abs_diff;
 
 ftb::RunConfig without_dropout() {  // eager and captured steps compared draw no masks
   auto c = tiny_config();
@@ -37,12 +40,6 @@ std::vector<torch::Tensor> params_of(const ftb::SequenceClassifier& m) {
   std::vector<torch::Tensor> out;
   for (const auto& p : m->parameters()) out.push_back(p.detach().clone());
   return out;
-}
-
-double max_abs_diff(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, (a[i] - b[i]).abs().max().item<double>());
-  return m;
 }
 
 torch::Tensor scalar_out() { return torch::zeros({}); }

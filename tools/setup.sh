@@ -43,14 +43,17 @@ if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 pkgs=(build-essential cmake ninja-build pkg-config git python3-venv
       doctest-dev nlohmann-json3-dev libbenchmark-dev libcli11-dev
       libarchive-dev libutf8proc-dev libcsv-dev libgloo-dev
-      python3-jsonschema libsqlite3-dev libboost-dev chromium)
-# python3-jsonschema: the tests validate report.json against reports/record/report.schema.json.
+      libsqlite3-dev libboost-dev)
+# Only the test suite's (--tests): python3-jsonschema (the tests validate
+# report.json against reports/record/report.schema.json) and chromium (a test
+# opens index.html headless, cli.report_page_opens_offline: 122 MB and most of
+# a fresh machine's download, so the run command goes without it).
+if [ "$tests" = 1 ]; then pkgs+=(python3-jsonschema chromium); fi
 # libsqlite3-dev: ftbench history (reports/analysis/history.cpp). libboost-dev: Boost.Math's
 # t, F and normal distributions (header-only; reports/analysis/).
 # libgloo-dev: c10d's ProcessGroupGloo.hpp includes <gloo/...>, which neither
 # the torch wheel ships. Only declarations are used (every
-# call goes into LibTorch, which carries its own Gloo). chromium: a test opens
-# index.html headless (cli.report_page_opens_offline; 122 MB download).
+# call goes into LibTorch, which carries its own Gloo).
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -34,7 +34,7 @@ PeakSetting parse_peak(const std::string& value);
 std::string to_string(const PeakSetting& peak);  // as parse_peak reads it
 
 struct RunConfig {
-  std::string preset = "smoke";
+  std::string preset = "quick";
   std::vector<std::string> scenarios;  // empty = every registered scenario
   std::string model_dir;  // HF folder (config.json, model.safetensors, vocab.txt or tokenizer.json); "" = embedded default
   // With model_dir: pretrained loads its weights (from_pretrained), random
@@ -108,8 +108,9 @@ struct RunConfig {
   PeakSetting peak;
 };
 
-// Presets: smoke (default, tiny model on the synthetic corpus, minutes on 2
-// cores), paper (the reference's workload; needs --model and --data),
+// Presets: quick (the default: smoke trained less, 3 repeats, every row in
+// about 5 minutes on 2 cores), smoke (tiny model on the synthetic corpus,
+// 3 epochs, minutes on 2 cores), paper (the reference's workload; needs --model and --data),
 // synthetic-full (full-size DistilBERT on synthetic data: compare GPUs without
 // downloads), mfu (full-size shape, 1 warm-up + 3 timed steps),
 // pretrained-small (the reference's recipe from a small pre-trained BERT-family

@@ -97,7 +97,16 @@ std::optional<Speedups> speedups_vs(const Report& report, const ScenarioResult& 
 
 double accuracy_tolerance_points(const nlohmann::json& config) {
   const auto preset = config.find("preset");
-  return preset != config.end() && preset->is_string() && *preset == "paper" ? 0.5 : 2.0;
+  if (preset == config.end() || !preset->is_string()) return 2.0;
+  if (*preset == "paper") return 0.5;
+  // quick's short run on 600 test reviews: amp_bf16 landed -4.5, -1.7 and
+  // +3.2 points from baseline for seeds 123, 1 and 2 (bf16 alone moves it
+  // that far); two runs' accuracies on 600 examples near 82 % differ by
+  // 1.96 x sqrt(2) x 1.6 = 4.4 points 95 % of the time from the test
+  // sample alone. Its accuracy column says "learned, not broken"; smoke's
+  // 3 epochs on 4,200 reviews keep the 2-point check.
+  if (*preset == "quick") return 5.0;
+  return 2.0;
 }
 
 std::optional<AccuracyGuard> accuracy_guard(const Report& report, const ScenarioResult& r, const std::string& baseline) {

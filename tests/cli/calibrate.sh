@@ -5,14 +5,14 @@
 
 case "$case_name" in
   calibrate_smoke)
-    "$ftbench" calibrate --scenarios baseline --runs 2 --repeats 2 --out "$tmp/cal" "${tiny[@]}" >"$tmp/out" 2>"$tmp/err" ||
+    "$ftbench" calibrate --scenarios baseline --runs 2 --out "$tmp/cal" "${tiny[@]}" repeats=2 >"$tmp/out" 2>"$tmp/err" ||
       fail "calibrate failed: $(tail -3 "$tmp/err")"
     for f in run-1/report.json run-2/report.json noise.json; do [ -s "$tmp/cal/$f" ] || fail "missing $f"; done
     grep -Eq '^\| baseline +\| train_samples_per_s +\| +2 \| +4 \|' "$tmp/out" || fail "no noise table row: $(cat "$tmp/out")"
     python3 - "$tmp/cal/noise.json" <<'PY' || fail "noise.json lacks the estimates"
 import json, sys
 n = json.load(open(sys.argv[1]))
-assert n["schema"] == "ftbench.noise/2" and n["runs"] == 2 and n["preset"] == "smoke"
+assert n["schema"] == "ftbench.noise/2" and n["runs"] == 2 and n["preset"] == "quick"
 e = n["scenarios"]["baseline"]["train_samples_per_s"]
 assert len(e["run_medians"]) == 2 and e["repeats"] == 4 and e["run_df"] == 1
 for k in ("run_cv", "within_cv", "between_cv", "between_share", "min_detectable_change"): assert e[k] >= 0, k

@@ -54,7 +54,7 @@ PY
 results="$(cd "$fixtures/../../results" && pwd)"
 smoke_report="$fixtures/../../results/cpu-smoke-2026-11-30/report.json"
 # threads=1: ctest runs two checks at once on 2 cores
-tiny=(epochs=1 synthetic_count=200 max_steps=3 eval_max_batches=2 prefetch=1 threads=1)
+tiny=(epochs=1 synthetic_count=200 max_steps=3 eval_max_batches=2 prefetch=1 threads=1 repeats=1)
 # rss_of FILE cmd...: runs cmd, writes its peak resident memory (KiB) to
 # FILE, returns its exit code (huge_* cases: bounded memory).
 rss_of() {

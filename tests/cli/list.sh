@@ -7,7 +7,7 @@ case "$case_name" in
   list_fits_120_columns)
     # Like run's console table: every line within 120 columns (code points),
     # every preset's reasons included, and every scenario still named.
-    for preset in smoke paper synthetic-full mfu pretrained-small; do
+    for preset in quick smoke paper synthetic-full mfu pretrained-small; do
       "$ftbench" list --preset "$preset" >"$tmp/out" 2>"$tmp/err" || fail "list --preset $preset: $(cat "$tmp/err")"
       python3 - "$tmp/out" "$preset" <<'PY' || fail "list --preset $preset is wider than 120 columns"
 import sys

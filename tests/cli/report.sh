@@ -63,8 +63,8 @@ PY
   report_page_opens_offline)
     # index.html in headless Chromium: no console message at all (a blocked
     # fetch, a CSP violation or a script error would log one), and every
-    # chart drawn as an SVG of non-zero size. Needs chromium (tools/setup.sh).
-    chromium="$(command -v chromium || command -v chromium-browser)" || fail "no chromium: run tools/setup.sh"
+    # chart drawn as an SVG of non-zero size. Needs chromium (tools/setup.sh --tests).
+    chromium="$(command -v chromium || command -v chromium-browser)" || fail "no chromium: run tools/setup.sh --tests"
     cp "$fixtures/../../results/cpu-smoke-2026-11-30/report.json" "$fixtures/../../results/cpu-smoke-2026-11-30/steps.csv" "$tmp/"
     "$ftbench" report "$tmp/report.json" --out "$tmp/o" >"$tmp/out" 2>"$tmp/err" || fail "report failed: $(cat "$tmp/err")"
     browse() {  # browse PAGE: the DOM after load on stdout, Chromium's log in $tmp/console

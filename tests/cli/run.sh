@@ -81,7 +81,7 @@ j["post_processor"]["special_tokens"] = {"[CLS]": {"id": "[CLS]", "ids": [2], "t
                                          "[SEP]": {"id": "[SEP]", "ids": [3], "tokens": ["[SEP]"]}}
 json.dump(j, open(sys.argv[2], "w"))
 PY
-    "$ftbench" run --model "$tmp/m" --scenarios baseline --out "$tmp/o" epochs=1 max_steps=2 eval_max_batches=1 \
+    "$ftbench" run --model "$tmp/m" --scenarios baseline --out "$tmp/o" epochs=1 max_steps=2 eval_max_batches=1 repeats=1 \
       synthetic_count=200 max_length=20 threads=1 prefetch=1 >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(tail -3 "$tmp/err")"
     grep -qF "Some weights of BertForSequenceClassification were not initialized from the model checkpoint at $tmp/m/model.safetensors and are newly initialized: classifier.weight, classifier.bias" "$tmp/err" ||
       fail "no newly-initialized line: $(cat "$tmp/err")"
@@ -136,7 +136,7 @@ PY
     ! grep -q '^data: ' "$tmp/err" || fail "the workload was built before --out was checked" ;;
   zero_train_steps)
     # A row that would not train one step is bad input, not "ok" with loss 0.
-    expect_error 2 'batch_size: 100000 is larger than the 4200 training examples (split 4200/600/1200); no training step would run' \
+    expect_error 2 'batch_size: 100000 is larger than the 2100 training examples (split 2100/300/600); no training step would run' \
       "$ftbench" run --scenarios baseline --out "$tmp/o" threads=1 batch_size=100000
     expect_error 2 'batch_size: 32 is larger than the 7 training examples (split 7/1/2)' \
       "$ftbench" run --scenarios baseline --out "$tmp/o" threads=1 synthetic_count=10
@@ -145,7 +145,7 @@ PY
     expect_error 2 'batch_size: 32 is larger than the 17 training examples each of 2 ranks gets (split 35/5/10)' \
       "$ftbench" run --scenarios baseline,ddp --world-size 2 --device cpu --out "$tmp/o" threads=1 synthetic_count=50
     "$ftbench" run --scenarios baseline --world-size 2 --out "$tmp/o" threads=1 synthetic_count=50 epochs=1 \
-      eval_max_batches=1 >"$tmp/out" 2>"$tmp/err" || fail "a single-process row with world_size 2 did not run: $(tail -3 "$tmp/err")"
+      eval_max_batches=1 repeats=1 >"$tmp/out" 2>"$tmp/err" || fail "a single-process row with world_size 2 did not run: $(tail -3 "$tmp/err")"
     grep -q '^| baseline .* 1.00x ' "$tmp/out" || fail "baseline did not train: $(cat "$tmp/out")" ;;
   model_load_report)
     # A masked-LM checkpoint (distilbert-base-uncased's layout: "distilbert."
@@ -155,7 +155,7 @@ PY
     safetensors_edit "$fixtures/golden_model/model.safetensors" "$tmp/m/model.safetensors" '(pre_)?classifier\.' \
       vocab_transform.weight=32x32 vocab_projector.weight=101x32 vocab_projector.bias=101
     { printf '[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n'; for c in {a..z}; do printf '%s\n##%s\n' $c $c; done; } >"$tmp/m/vocab.txt"
-    "$ftbench" run --model "$tmp/m" --scenarios baseline --out "$tmp/o" epochs=1 max_steps=2 eval_max_batches=1 \
+    "$ftbench" run --model "$tmp/m" --scenarios baseline --out "$tmp/o" epochs=1 max_steps=2 eval_max_batches=1 repeats=1 \
       synthetic_count=200 max_length=40 threads=1 prefetch=1 >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(tail -3 "$tmp/err")"
     grep -qF "newly initialized: pre_classifier.weight, pre_classifier.bias, classifier.weight, classifier.bias" "$tmp/err" ||
       fail "no newly-initialized line: $(cat "$tmp/err")"

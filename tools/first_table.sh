@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Times README's two commands from a fresh clone, as a new user meets them
+# (issue 27), and writes what each stage took into OUT:
+#
+#   tools/first_table.sh OUT [--apt] [--tests]
+#
+#   1. git clone of this checkout's HEAD into a temporary folder;
+#   2. README's first command there, `tools/setup.sh && build/ftbench run`
+#      (its report folder: OUT/run/), wall clock from before the clone;
+#   3. with --tests, README's second command in the same clone,
+#      `tools/setup.sh --tests && ctest --test-dir build --output-on-failure -j2`.
+#
+# --apt (root only): first removes the Debian packages tools/setup.sh installs
+# that are present (not their dependencies) and empties apt's package cache,
+# so setup downloads and installs them as on a fresh machine (the dependencies
+# they share with the base system stay installed: a lower bound). Without it
+# the apt stage is what this machine already has.
+#
+# OUT gets: setup-and-run.log (setup's stage lines and the run's console),
+# tests.log, run/ (table.md, report.json, ...), timing.md (the table of
+# stages: each setup stage's seconds as setup printed them, the run, and the
+# machine's measured fp32 matmul peak from the report).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+[ $# -ge 1 ] || { echo "usage: tools/first_table.sh OUT [--apt] [--tests]" >&2; exit 2; }
+out="$1"; shift
+apt=0 tests=0
+for arg in "$@"; do
+  case "$arg" in
+    --apt) apt=1 ;;
+    --tests) tests=1 ;;
+    *) echo "first_table.sh: unknown option $arg (--apt, --tests)" >&2; exit 2 ;;
+  esac
+done
+if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
+  echo "first_table.sh: $out: exists and is not empty" >&2; exit 2
+fi
+mkdir -p "$out"; out="$(cd "$out" && pwd)"
+if [ "$apt" = 1 ] && [ "$(id -u)" -ne 0 ]; then echo "first_table.sh: --apt needs root" >&2; exit 2; fi
+
+clone="$(mktemp -d /tmp/ftb-first-table.XXXXXX)"
+trap 'rm -rf "$clone"' EXIT
+commit="$(git -C "$root" rev-parse --short HEAD)"
+
+if [ "$apt" = 1 ]; then
+  # setup's package list for the commands measured (--tests: the test command's too)
+  mapfile -t pkgs < <(bash -c "tests=$tests; $(sed -n '/^pkgs=(/,/^if \[ "\$tests" = 1 \]; then pkgs+=/p' "$root/tools/setup.sh"); printf '%s\n' \"\${pkgs[@]}\"")
+  present=()
+  for p in "${pkgs[@]}"; do
+    case "$p" in build-essential|python3-venv|git) continue ;; esac  # the base of a build machine
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" && present+=("$p")
+  done
+  echo "removing ${present[*]}" | tee "$out/apt-removed.txt"
+  DEBIAN_FRONTEND=noninteractive apt-get remove -y -q "${present[@]}" >>"$out/apt-removed.txt" 2>&1
+  apt-get clean
+fi
+
+start=$SECONDS
+git clone -q "$root" "$clone/ftbench"
+cd "$clone/ftbench"
+clone_s=$((SECONDS - start))
+{ tools/setup.sh && build/ftbench run --out "$out/run"; } >"$out/setup-and-run.log" 2>&1
+first_table_s=$((SECONDS - start))
+tests_s=""
+if [ "$tests" = 1 ]; then
+  s=$SECONDS
+  { tools/setup.sh --tests && ctest --test-dir build --output-on-failure -j2; } >"$out/tests.log" 2>&1 || true
+  tests_s=$((SECONDS - s))
+fi
+
+# timing.md from the logs: setup's "[setup] NAME: WHAT (N s)" lines, the run.
+{
+  echo "# README's commands from a fresh clone of $commit (tools/first_table.sh)"
+  echo
+  peak="$(python3 -c "import json,sys; print('%.3f' % json.load(open(sys.argv[1]))['environment']['peak_matmul_tflops'])" "$out/run/report.json" 2>/dev/null || echo '?')"
+  cpu="$(python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['environment']; print(e['cpu']['model'])" "$out/run/report.json" 2>/dev/null || echo '?')"
+  echo "Machine: '$cpu', $(nproc) cores, measured fp32 matmul peak $peak TFLOP/s (run/report.json)."
+  [ "$apt" = 1 ] && echo "Debian packages removed first and apt's cache emptied (apt-removed.txt): the apt stage downloads and installs them; their dependencies already on the machine stay (a lower bound)."
+  echo
+  echo "| stage | seconds |"
+  echo "| --- | ---: |"
+  echo "| git clone | $clone_s |"
+  sed -nE 's/^\[setup\] ([^:]+): (.*) \(([0-9]+) s\)$/| setup: \1 (\2) | \3 |/p' "$out/setup-and-run.log"
+  run_line="$(grep -E '^\[suite\]' "$out/setup-and-run.log" | tail -1 || true)"
+  echo "| \`ftbench run\` (last progress line: ${run_line:-none}) | $((first_table_s - clone_s - $(sed -nE 's/^\[setup\] ready: .*\(total ([0-9]+) s\)$/\1/p' "$out/setup-and-run.log" | tail -1))) |"
+  echo "| **first table (from before git clone)** | **$first_table_s** |"
+  if [ -n "$tests_s" ]; then
+    echo "| test command (\`tools/setup.sh --tests && ctest\`, after the first) | $tests_s |"
+    echo
+    echo "ctest: $(grep -E 'tests passed|tests failed' "$out/tests.log" | tail -1)"
+  fi
+} >"$out/timing.md"
+cat "$out/timing.md"
