@@ -75,6 +75,8 @@ fi
   peak="$(python3 -c "import json,sys; print('%.3f' % json.load(open(sys.argv[1]))['environment']['peak_matmul_tflops'])" "$out/run/report.json" 2>/dev/null || echo '?')"
   cpu="$(python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['environment']; print(e['cpu']['model'])" "$out/run/report.json" 2>/dev/null || echo '?')"
   echo "Machine: '$cpu', $(nproc) cores, measured fp32 matmul peak $peak TFLOP/s (run/report.json)."
+  if [ -n "${PIP_NO_CACHE_DIR:-}" ]; then echo "PIP_NO_CACHE_DIR was set: pip downloaded every wheel, as on a fresh machine."
+  else echo "pip's cache was used where it held a wheel (set PIP_NO_CACHE_DIR=1 to download as a fresh machine does)."; fi
   [ "$apt" = 1 ] && echo "Debian packages removed first and apt's cache emptied (apt-removed.txt): the apt stage downloads and installs them; their dependencies already on the machine stay (a lower bound)."
   echo
   echo "| stage | seconds |"
