@@ -64,7 +64,7 @@ grep -E "tests passed|tests failed|\(Failed\)|\(SEGFAULT\)|Timeout" "$out/ctest.
 
 stage_smoke() {
 log "smoke preset, every scenario, on CUDA, 3 repeats in rounds"
-"$ftbench" run --device cuda --repeats 3 --out "$out/smoke" "$@" >"$out/smoke.stdout" 2>"$out/smoke.stderr"
+"$ftbench" run --preset smoke --device cuda --repeats 3 --out "$out/smoke" "$@" >"$out/smoke.stdout" 2>"$out/smoke.stderr"
 run_rc=$?
 tail -22 "$out/smoke.stdout" >&2; grep -E "FAILED|skipped|error" "$out/smoke.stderr" | tail -10 >&2
 }
@@ -100,7 +100,7 @@ if ! "$python" -c 'import transformers' 2>/dev/null; then
 fi
 local rows=baseline,peer,amp,peer_amp,amp_bf16,cuda_graph,peer_amp_compiled py
 py="$(command -v "$python")"
-FTB_PEER_PYTHON="$py" "$ftbench" run --device cuda --repeats 3 --scenarios "$rows" --out "$out/peer-smoke" \
+FTB_PEER_PYTHON="$py" "$ftbench" run --preset smoke --device cuda --repeats 3 --scenarios "$rows" --out "$out/peer-smoke" \
   >"$out/peer-smoke.stdout" 2>"$out/peer-smoke.stderr" || peer_rc=$?
 FTB_PEER_PYTHON="$py" "$ftbench" run --preset mfu --device cuda --scenarios "$rows" --out "$out/peer-mfu" \
   max_steps=30 warmup_steps=5 >"$out/peer-mfu.stdout" 2>"$out/peer-mfu.stderr" || peer_rc=$?
