@@ -46,8 +46,12 @@ TEST_CASE("run_config: quick, the default, is smoke on half the reviews, without
   CHECK(quick.lr == doctest::Approx(smoke.lr));
   // on real reviews it trains as smoke does on them
   const auto reviews = ftb::preset_config("quick", /*reviews=*/true);
+  const auto smoke_reviews = ftb::preset_config("smoke", /*reviews=*/true);
   CHECK(reviews.max_length == 256);
   CHECK(reviews.batch_size == 64);
+  CHECK(reviews.repeats == smoke_reviews.repeats);
+  CHECK(reviews.dropout == doctest::Approx(smoke_reviews.dropout));
+  CHECK(reviews.synthetic_count == smoke_reviews.synthetic_count);
 }
 
 TEST_CASE("run_config: overrides set typed keys, unknown keys and bad values name the key") {
