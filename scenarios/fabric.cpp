@@ -50,7 +50,7 @@ ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioC
   };
   reset_peak_memory(fabric.device());
   auto options = loop_options(c, kFabricName, fabric.device());
-  options.sum_across_ranks = sum_over(fabric.comm());
+  options.sum_across_ranks = sum_over(fabric.comm(), fabric.strategy());
   fabric.comm().reset_wait();
   auto loop = run_fine_tuning(model, {train, val, test}, options, step, ctx.callbacks, eval_forward);
   auto r = result_from_loop(kFabricName, loop, fabric.device(), fabric.precision(), fabric.strategy().optimizer_label());

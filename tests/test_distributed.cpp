@@ -7,12 +7,16 @@
 #include <chrono>
 #include <exception>
 #include <functional>
+#include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "core/base/errors.h"
 #include "scenarios/parallel/launcher.h"
 #include "core/train/optimizer.h"
+#include "core/train/train_step.h"
 #include "scenarios/parallel/data_parallel.h"
+#include "scenarios/parallel/fabric.h"
 #include "scenarios/parallel/fully_sharded.h"
 #include "scenarios/parallel/rank_env.h"
 #include "core/model/classifier.h"
@@ -436,5 +440,142 @@ TEST_CASE("zero3 evaluates shards of different batch counts without a collective
     });
     CHECK(r.status == ftb::Status::ok);
     CHECK(r.val_acc > 0);
+  }
+}
+
+namespace {
+
+// Two micro-batches' backwards on `world` ranks before one optimizer step,
+// with the gradient collectives finished after each (as Fabric::backward
+// does) or only after both; the error each rank met ("" = none).
+std::string second_backward_error(ftb::dist::Sharding sharding, bool offload, bool finish_between) {
+  std::string error;
+  std::mutex mu;
+  run_ranks(2, [&](const ftb::DistEnv& e) {
+    auto comm = join(e, "test/twice/" + ftb::dist::to_string(sharding) + (offload ? "_offload" : ""));
+    auto model = make_model();
+    ftb::dist::DataParallelOptions o;
+    o.sharding = sharding;
+    o.offload = offload;
+    o.bucket_cap_bytes = kSmallBuckets;
+    std::unique_ptr<ftb::dist::GradientSync> sync;
+    if (sharding == ftb::dist::Sharding::parameters) sync = std::make_unique<ftb::dist::FullyShardedUnits>(model, comm, o);
+    else sync = std::make_unique<ftb::dist::DataParallel>(model->parameters(), comm, o);
+    sync->broadcast_parameters(0);
+    sync->zero_grad();
+    try {
+      for (int micro = 0; micro < 2; ++micro) {
+        const auto g = global_batch(micro, 2 * kPerRank);
+        loss_of(model, g.ids.narrow(0, e.rank * kPerRank, kPerRank), g.labels.narrow(0, e.rank * kPerRank, kPerRank))
+            .backward();
+        if (finish_between || micro == 1) sync->finish_gradient_sync();
+      }
+      sync->step();
+    } catch (const std::exception& ex) {
+      std::lock_guard<std::mutex> lock(mu);
+      error = ex.what();
+    }
+  });
+  return error;
+}
+
+}  // namespace
+
+// On the old code the second backward was accepted: zero3 skipped the unit
+// (its ready count had passed the unit's size), so the step used the first
+// micro-batch only; ddp added unreduced local gradients to the averaged ones
+// (the ranks diverged). Every error string was empty.
+TEST_CASE("a second backward before zero_grad is an error naming accumulate, for every data-parallel strategy") {
+  using S = ftb::dist::Sharding;
+  const std::vector<std::pair<S, bool>> rows = {{S::none, false},      {S::optimizer, false}, {S::optimizer, true},
+                                                {S::gradients, false}, {S::gradients, true},  {S::parameters, false},
+                                                {S::parameters, true}};
+  for (const auto& [sharding, offload] : rows) {
+    for (const bool finish_between : {true, false}) {
+      CAPTURE(ftb::dist::to_string(sharding));
+      CAPTURE(offload);
+      CAPTURE(finish_between);
+      const std::string error = second_backward_error(sharding, offload, finish_between);
+      CHECK(error.find("a second backward before zero_grad()") == 0);  // the strategy's own line, not wrapped
+      CHECK(error.find("accumulate") != std::string::npos);
+      CHECK(error.find(ftb::dist::to_string(sharding)) != std::string::npos);
+      CHECK(error.find('\n') == std::string::npos);
+    }
+  }
+}
+
+// Fabric::backward invites accumulation: on the old code two backwards and
+// one step went through without a word.
+TEST_CASE("fabric: two backwards before a step are refused") {
+  for (const std::string strategy : {"ddp", "zero2", "zero3"}) {
+    CAPTURE(strategy);
+    std::string error;
+    std::mutex mu;
+    run_ranks(2, [&](const ftb::DistEnv& e) {
+      ftb::FabricOptions fo;
+      fo.accelerator = "cpu";
+      fo.strategy = ftb::parse_choice<ftb::Strategy>(strategy, "fabric_strategy");
+      fo.group_name = "test/fabric-twice/" + strategy;
+      ftb::Fabric fabric(fo);
+      fabric.launch(e);
+      auto model = make_model();
+      auto& optimizer = fabric.setup(model, {kLr});
+      optimizer.zero_grad();
+      try {
+        for (int micro = 0; micro < 2; ++micro) {
+          const auto g = global_batch(micro, 2 * kPerRank);
+          fabric.backward(loss_of(model, g.ids.narrow(0, e.rank * kPerRank, kPerRank),
+                                  g.labels.narrow(0, e.rank * kPerRank, kPerRank)));
+        }
+        optimizer.step();
+      } catch (const std::exception& ex) {
+        std::lock_guard<std::mutex> lock(mu);
+        error = ex.what();
+      }
+    });
+    CHECK(error.find("accumulate") != std::string::npos);
+  }
+}
+
+// On the old code this timed out (dist_timeout_s) instead of returning:
+// zero3's ranks with the one validation example gathered the units at their
+// first batch while the three without a batch went on to the sum of the
+// metrics, so the collectives never matched.
+TEST_CASE("distributed evaluation finishes on 4 ranks with 1 validation example, as one process on the same weights") {
+  auto c = tiny_config();
+  c.dropout = 0;
+  c.world_size = 4;
+  c.dp_precision = c.fabric_precision = ftb::Precision::fp32;
+  c.fabric_strategy = ftb::Strategy::zero3;
+  c.eval_max_batches = 0;
+  c.lr = 0;                // the weights stay the initial ones, so one process can evaluate the same
+  c.dist_timeout_s = 10;   // a hang fails the test within this
+  auto w = ftb::build_workload(c);
+  for (auto* split : {&w.val, &w.test}) {
+    REQUIRE(split->size() >= 1);
+    split->input_ids.resize(1);
+    split->labels.resize(1);
+  }
+  // One process, the same initial weights and example.
+  auto model = w.make_model();
+  ftb::BatchLoader val(w.val, w.eval_loader_options(c)), test(w.test, w.eval_loader_options(c));
+  const auto single_val = ftb::evaluate(model, val, torch::kCPU, 0);
+  const auto single_test = ftb::evaluate(model, test, torch::kCPU, 0);
+  using S = ftb::dist::Sharding;
+  for (const auto& [row, sharding, offload] : std::vector<std::tuple<std::string, S, bool>>{
+           {"ddp", S::none, false}, {"zero3", S::parameters, false}, {"zero3_offload", S::parameters, true},
+           {"fabric", S::parameters, false}}) {
+    CAPTURE(row);
+    ftb::ScenarioResult r;
+    run_ranks(4, [&](const ftb::DistEnv& e) {
+      auto out = row == "fabric" ? ftb::run_fabric(w, c, {}, e) : ftb::run_data_parallel(w, c, {}, sharding, e, offload);
+      if (e.rank == 0) r = out;
+    });
+    CHECK(r.status == ftb::Status::ok);
+    REQUIRE(r.epochs.size() == 1);
+    CHECK(r.epochs[0].val_acc == single_val.acc);
+    CHECK(r.epochs[0].val_loss == doctest::Approx(single_val.loss).epsilon(1e-5));
+    CHECK(r.test_acc == single_test.acc);
+    CHECK(r.test_loss == doctest::Approx(single_test.loss).epsilon(1e-5));
   }
 }

@@ -1,5 +1,6 @@
 #include "scenarios/parallel/data_parallel.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "core/base/errors.h"
@@ -25,6 +26,13 @@ Strategy strategy_of(Sharding sharding, bool offload) {
   for (const auto& [s, name] : Choices<Strategy>::names)
     if (sharding_of(s) == sharding && offloaded(s) == offload) return s;
   throw std::logic_error("strategy_of: no row shards " + to_string(sharding) + (offload ? " with offload" : ""));
+}
+
+void refuse_second_backward(Sharding sharding, bool offload) {
+  const std::string row = sharding == Sharding::optimizer && offload ? "sharded with offload"
+                                                                      : to_string(strategy_of(sharding, offload));
+  throw std::logic_error("a second backward before zero_grad(): gradient accumulation is not supported by " + row +
+                         " (accumulate=K is not implemented); one backward per optimizer step");
 }
 
 std::string to_string(Sharding s) {
@@ -102,6 +110,7 @@ DataParallel::DataParallel(std::vector<torch::Tensor> params, std::shared_ptr<Co
   if (options_.offload) host_ = std::make_unique<HostOptimizer>(shards_, options_.lr);
   else adam_ = make_device_adam(adam_params, options_.lr, adam_params.front().device());
   // Hooks last: the parameters are final now.
+  arrived_.assign(params_.size(), 0);
   for (std::size_t k = 0; k < params_.size(); ++k)
     accumulators_.push_back(on_grad_accumulated(params_[k], [this, k] { on_grad_ready(k); }));
 }
@@ -130,12 +139,18 @@ void DataParallel::zero_grad() {
     b->ready = 0;
   }
   issued_in_backward_ = 0;
+  std::fill(arrived_.begin(), arrived_.end(), 0);
+  synced_ = false;
   if (options_.sharding == Sharding::gradients)
     for (auto& p : params_) p.mutable_grad() = torch::Tensor();
   next_launch_ = 0;
 }
 
 void DataParallel::on_grad_ready(std::size_t param) {
+  // A gradient after the sync, or twice: a second backward (its bucket was
+  // reduced already, or would be counted full with half its gradients).
+  if (synced_ || arrived_[param]) refuse_second_backward(options_.sharding, options_.offload);
+  arrived_[param] = 1;
   auto& b = *buckets_[bucket_of_[param]];
   ++b.ready;
   // Issue in bucket order only: every rank must issue the same sequence.
@@ -181,6 +196,7 @@ void DataParallel::release(std::size_t index) {
 void DataParallel::finish_gradient_sync() {
   while (next_launch_ < buckets_.size()) launch(next_launch_++);  // buckets with unused parameters
   for (std::size_t b = 0; b < buckets_.size(); ++b) release(b);
+  synced_ = true;
 }
 
 std::vector<torch::Tensor> DataParallel::local_grads() const {

@@ -24,6 +24,11 @@
 // counts the bucket's ready gradients; a full bucket's collective is issued at
 // once from inside backward (in bucket order, the same on every rank) and
 // runs on the backend's threads/stream while backward goes on.
+//
+// One backward per zero_grad(): the hooks count and reduce each bucket once,
+// so a second backward would add gradients never reduced (ranks diverge).
+// Gradient accumulation (accumulate=K) is not implemented: a second backward
+// before zero_grad() throws (refuse_second_backward), for every row.
 #pragma once
 
 #include <torch/torch.h>
@@ -47,6 +52,11 @@ std::string to_string(Sharding s);
 Sharding sharding_of(Strategy s);
 bool offloaded(Strategy s);
 Strategy strategy_of(Sharding sharding, bool offload);
+
+// A parameter's gradient arrived a second time since zero_grad(): a second
+// backward before the optimizer step, which the strategies' hooks would
+// reduce wrongly or not at all. std::logic_error naming the row and accumulate.
+[[noreturn]] void refuse_second_backward(Sharding sharding, bool offload);
 
 struct DataParallelOptions {
   Sharding sharding = Sharding::none;
@@ -76,6 +86,11 @@ class GradientSync {
   // Adam on this rank's part (found_inf > 0 skips it on the device), then
   // whatever makes the parameters whole again where the strategy needs it.
   virtual void step(const torch::Tensor& found_inf = {}) = 0;
+  // Evaluation: what a rank's first evaluation batch does collectively, for
+  // a rank that has no batch (a split with fewer examples than ranks); called
+  // where every rank meets, before evaluation's sum. Nothing for ddp, sharded
+  // and zero2, whose evaluation has no collective of its own.
+  virtual void join_evaluation() {}
 
   virtual Sharding sharding() const = 0;
   virtual bool offloaded() const = 0;
@@ -158,6 +173,8 @@ class DataParallel : public GradientSync {
   std::vector<std::unique_ptr<Bucket>> buckets_;
   std::vector<std::size_t> bucket_of_;  // param index -> bucket
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;  // keep the hooked nodes alive
+  std::vector<char> arrived_;           // param -> its gradient arrived since zero_grad()
+  bool synced_ = false;                 // finish_gradient_sync() ran since zero_grad()
   std::size_t next_launch_ = 0;         // buckets are issued strictly in order
   std::size_t issued_in_backward_ = 0;
   std::unique_ptr<FusedAdam> adam_;             // on the device (no offload)

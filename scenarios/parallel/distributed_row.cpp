@@ -50,6 +50,15 @@ SumAcrossRanks sum_over(dist::Communicator& comm) {
   return [&comm](torch::Tensor& t) { comm.sum_in_place(t); };
 }
 
+SumAcrossRanks sum_over(dist::Communicator& comm, dist::GradientSync& dp) {
+  return [&comm, &dp](torch::Tensor& t) {
+    // Evaluation runs under no_grad (as FullyShardedUnits::before_unit tells
+    // it apart); training's epoch sums do not, and gather nothing.
+    if (!torch::GradMode::is_enabled()) dp.join_evaluation();
+    comm.sum_in_place(t);
+  };
+}
+
 void fill_distributed(ScenarioResult& r, const dist::GradientSync& dp, dist::Communicator& comm,
                       const LoopResult& loop) {
   auto& d = r.distributed;
@@ -145,7 +154,7 @@ ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const Sc
     return StepOutput{loss.detach(), correct};
   };
   auto options = loop_options(c, name, device);
-  options.sum_across_ranks = sum_over(*comm);
+  options.sum_across_ranks = sum_over(*comm, dp);
   comm->reset_wait();
   auto loop = run_fine_tuning(model, loaders.refs(), options, step, ctx.callbacks, forward);
   auto r = result_from_loop(name, loop, device, precision, dp.optimizer_label());

@@ -29,6 +29,12 @@ std::shared_ptr<dist::Communicator> join_group(const RunConfig& c, const DistEnv
                                                const std::string& name);
 // A metric reducer for LoopOptions::sum_across_ranks over `comm`.
 SumAcrossRanks sum_over(dist::Communicator& comm);
+// The same for a row trained by `dp`. Evaluation's sum (under no_grad) is the
+// one collective every rank reaches, with or without an evaluation batch:
+// there a rank that had none first joins what the others' first batch did
+// collectively (GradientSync::join_evaluation: zero3's gathers), so a split
+// with fewer examples than ranks cannot hang.
+SumAcrossRanks sum_over(dist::Communicator& comm, dist::GradientSync& dp);
 // Fills the distributed fields of r (rank 0's view).
 void fill_distributed(ScenarioResult& r, const dist::GradientSync& dp, dist::Communicator& comm,
                       const LoopResult& loop);

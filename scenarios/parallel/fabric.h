@@ -91,6 +91,8 @@ class Fabric {
   PrecisionAutocast forward_context() const { return PrecisionAutocast(device_.type(), precision_); }
 
   // loss.backward() (scaled for 16-mixed), then the gradient collectives finish.
+  // One per optimizer step: a second before zero_grad() throws (gradient
+  // accumulation, accumulate=K, is not implemented; never silently wrong).
   void backward(const torch::Tensor& loss);
   // Sums a tensor over ranks in place (metrics); any device.
   void all_reduce_sum(torch::Tensor& t);

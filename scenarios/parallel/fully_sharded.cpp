@@ -40,6 +40,7 @@ struct FullyShardedUnits::Unit {
   bool whole = false;
   Pending gathering;                  // an issued all-gather into full
   std::size_t ready = 0;              // parameters whose gradient is accumulated
+  std::vector<char> arrived;          // param -> its gradient arrived since zero_grad()
   bool reduced = false;
   torch::Tensor staging;              // (padded) gradients while they are reduce-scattered
   Pending reducing;
@@ -87,8 +88,12 @@ FullyShardedUnits::FullyShardedUnits(SequenceClassifier model, std::shared_ptr<C
   max_gathered_ = gathered_;
   if (options_.offload) host_ = std::make_unique<HostOptimizer>(shards_, options_.lr);
   else adam_ = make_device_adam(shards_, options_.lr, shards_.front().device());
-  for (std::size_t i = 0; i < units_.size(); ++i)
-    for (const auto& p : units_[i]->params) accumulators_.push_back(on_grad_accumulated(p, [this, i] { on_grad_ready(i); }));
+  for (std::size_t i = 0; i < units_.size(); ++i) {
+    auto& u = *units_[i];
+    u.arrived.assign(u.params.size(), 0);
+    for (std::size_t j = 0; j < u.params.size(); ++j)
+      accumulators_.push_back(on_grad_accumulated(u.params[j], [this, i, j] { on_grad_ready(i, j); }));
+  }
   model_->unit_hooks = this;
 }
 
@@ -175,6 +180,12 @@ void FullyShardedUnits::gather_all() {
   for (std::size_t i = 0; i < units_.size(); ++i) gather(i);
 }
 
+void FullyShardedUnits::join_evaluation() {
+  // A rank that evaluated a batch holds every unit already (before_unit):
+  // gather_all issues nothing there, so each rank issues the gathers once.
+  gather_all();
+}
+
 void FullyShardedUnits::before_unit(std::size_t unit) {
   ensure_sharded();
   if (!torch::GradMode::is_enabled()) {
@@ -210,9 +221,13 @@ torch::Tensor FullyShardedUnits::after_unit(std::size_t unit, torch::Tensor out)
   return out;
 }
 
-void FullyShardedUnits::on_grad_ready(std::size_t unit) {
+void FullyShardedUnits::on_grad_ready(std::size_t unit, std::size_t param) {
   auto& u = *units_[unit];
-  if (++u.ready == u.params.size() && !u.reduced) reduce(unit);
+  // After its reduce, or twice: a second backward, whose gradients would
+  // pass the ready count and never be reduced (the step would use the first).
+  if (u.reduced || u.arrived[param]) refuse_second_backward(Sharding::parameters, offloaded());
+  u.arrived[param] = 1;
+  if (++u.ready == u.params.size()) reduce(unit);
 }
 
 void FullyShardedUnits::reduce(std::size_t unit) {
@@ -248,6 +263,7 @@ void FullyShardedUnits::zero_grad() {
   for (auto& u : units_) {
     u->ready = 0;
     u->reduced = false;
+    std::fill(u->arrived.begin(), u->arrived.end(), 0);
     for (auto& p : u->params) p.mutable_grad() = torch::Tensor();
   }
 }

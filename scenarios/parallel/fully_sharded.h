@@ -18,9 +18,12 @@
 //             next forward.
 //   evaluation (no grad): every unit gathered once at the first batch and
 //             kept until training resumes (FSDP's summon_full_params), as
-//             ranks may run different numbers of evaluation batches.
-// One backward per zero_grad(): gradient accumulation over several
-// backwards is not supported (the second would overwrite the first's shard).
+//             ranks may run different numbers of evaluation batches; a rank
+//             with no batch at all joins those gathers in join_evaluation().
+// One backward per zero_grad(): a unit is reduced once, when its ready count
+// reaches its size, so a second backward's gradients would never be reduced.
+// Gradient accumulation (accumulate=K) is not implemented: a second backward
+// before zero_grad() throws (refuse_second_backward).
 // Layout: per unit one flat buffer of its parameters, padded to a multiple of
 // the world size; the parameters are views into it (their storage is the
 // buffer's, so resizing it frees or restores every view); rank r owns chunk r.
@@ -55,6 +58,9 @@ class FullyShardedUnits : public GradientSync, public UnitHooks {
   void finish_gradient_sync() override;
   std::vector<torch::Tensor> local_grads() const override;
   void step(const torch::Tensor& found_inf = {}) override;
+  // Every unit gathered (gather_all) where the others gathered at their
+  // first evaluation batch; nothing where this rank did so already.
+  void join_evaluation() override;
 
   Sharding sharding() const override { return Sharding::parameters; }
   bool offloaded() const override { return static_cast<bool>(host_); }
@@ -96,7 +102,7 @@ class FullyShardedUnits : public GradientSync, public UnitHooks {
   void issue_gather(std::size_t unit);
   void gather(std::size_t unit);  // whole on return
   void free_params(std::size_t unit);
-  void on_grad_ready(std::size_t unit);
+  void on_grad_ready(std::size_t unit, std::size_t param);
   void reduce(std::size_t unit);
   void wait_reduce(std::size_t unit);
   void note(const std::string& what, std::size_t unit);
