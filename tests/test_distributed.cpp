@@ -458,9 +458,7 @@ std::string second_backward_error(ftb::dist::Sharding sharding, bool offload, bo
     o.sharding = sharding;
     o.offload = offload;
     o.bucket_cap_bytes = kSmallBuckets;
-    std::unique_ptr<ftb::dist::GradientSync> sync;
-    if (sharding == ftb::dist::Sharding::parameters) sync = std::make_unique<ftb::dist::FullyShardedUnits>(model, comm, o);
-    else sync = std::make_unique<ftb::dist::DataParallel>(model->parameters(), comm, o);
+    const auto sync = ftb::dist::make_gradient_sync(model, comm, o);
     sync->broadcast_parameters(0);
     sync->zero_grad();
     try {

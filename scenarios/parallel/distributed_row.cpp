@@ -112,9 +112,7 @@ ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const Sc
   o.offload = offload;
   o.bucket_cap_bytes = static_cast<int64_t>(c.bucket_mb * 1024 * 1024);
   o.lr = c.lr;
-  std::unique_ptr<dist::GradientSync> sync;
-  if (sharding == dist::Sharding::parameters) sync = std::make_unique<dist::FullyShardedUnits>(model, comm, o);
-  else sync = std::make_unique<dist::DataParallel>(model->parameters(), comm, o);
+  const auto sync = dist::make_gradient_sync(model, comm, o);
   dist::GradientSync& dp = *sync;
   // A device budget (max_device_bytes): the row fails as a device of that size would.
   const int64_t needed = dp.device_bytes_needed();

@@ -53,8 +53,7 @@ FabricOptimizer& Fabric::setup(SequenceClassifier& model, AdamConfig adam) {
   o.offload = dist::offloaded(options_.strategy);
   o.bucket_cap_bytes = options_.bucket_cap_bytes;
   o.lr = adam.lr;
-  if (o.sharding == dist::Sharding::parameters) dp_ = std::make_unique<dist::FullyShardedUnits>(model, comm_, o);
-  else dp_ = std::make_unique<dist::DataParallel>(model->parameters(), comm_, o);
+  dp_ = dist::make_gradient_sync(model, comm_, o);
   dp_->broadcast_parameters(0);
   if (precision_ == Precision::fp16_mixed) scaler_ = std::make_unique<GradScaler>();
   skipped_ = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(device_));

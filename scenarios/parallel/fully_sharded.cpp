@@ -319,4 +319,10 @@ int64_t FullyShardedUnits::parameter_bytes() const {
   return n;
 }
 
+std::unique_ptr<GradientSync> make_gradient_sync(SequenceClassifier model, std::shared_ptr<Communicator> comm,
+                                                 const DataParallelOptions& options) {
+  if (options.sharding == Sharding::parameters) return std::make_unique<FullyShardedUnits>(model, comm, options);
+  return std::make_unique<DataParallel>(model->parameters(), comm, options);
+}
+
 }  // namespace ftb::dist

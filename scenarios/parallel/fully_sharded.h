@@ -120,4 +120,10 @@ class FullyShardedUnits : public GradientSync, public UnitHooks {
   int64_t gathered_ = 0, max_gathered_ = 0, staging_ = 0, max_staging_ = 0;
 };
 
+// The strategy options.sharding names: FullyShardedUnits for parameters
+// (zero3), else DataParallel over the model's parameters (ddp, sharded,
+// zero2), with or without offload. What the rows, Fabric and the tests build.
+std::unique_ptr<GradientSync> make_gradient_sync(SequenceClassifier model, std::shared_ptr<Communicator> comm,
+                                                 const DataParallelOptions& options);
+
 }  // namespace ftb::dist
