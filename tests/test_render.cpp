@@ -287,6 +287,11 @@ TEST_CASE("index.html: escaped table, the whole environment as nested lists, the
   CHECK(contains(html, "loss: not rendered"));
   CHECK(contains(html, "14.0 % of 0.226 fp32"));  // the table's own cells
   CHECK(contains(html, "speed-up: baseline&#39;s wall time"));  // and its notes
+  // Footnotes and the "Not run here" list are lists, not paragraphs that
+  // begin with "- " (the old table_html made every line a <p>: these fail).
+  CHECK(contains(html, "<p class=\"notes\">Not run here:</p>\n<ul class=\"notes\">\n<li>cuda_graph: "));
+  CHECK(contains(html, "<ul class=\"notes\">\n<li>[1] "));
+  CHECK_FALSE(contains(html, "<p class=\"notes\">- "));
   CHECK_FALSE(contains(html, "<script"));
   CHECK_FALSE(contains(html, "src=\"http"));
   CHECK_FALSE(contains(html, "href=\"http"));

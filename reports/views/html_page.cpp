@@ -142,14 +142,23 @@ std::string table_html(const ResultTable& t, const char* id = "results") {
   out += "</table></div>\n";
   std::string notes = t.notes;
   while (!notes.empty() && notes.back() == '\n') notes.pop_back();
-  // The notes are plain text lines; each paragraph stays a paragraph.
+  // The notes are plain text lines: a run of lines that begin with "- " (the
+  // footnotes, the "Not run here" list) is a list, any other line a paragraph.
+  bool in_list = false;
   size_t start = 0;
   while (start <= notes.size()) {
     size_t end = notes.find('\n', start);
     if (end == std::string::npos) end = notes.size();
-    if (end > start) out += "<p class=\"notes\">" + html_escape(notes.substr(start, end - start)) + "</p>\n";
+    const std::string line = notes.substr(start, end - start);
+    const bool item = line.rfind("- ", 0) == 0;
+    if (in_list && !item) out += "</ul>\n";
+    if (item && !in_list) out += "<ul class=\"notes\">\n";
+    in_list = item;
+    if (item) out += "<li>" + html_escape(line.substr(2)) + "</li>\n";
+    else if (!line.empty()) out += "<p class=\"notes\">" + html_escape(line) + "</p>\n";
     start = end + 1;
   }
+  if (in_list) out += "</ul>\n";
   return out;
 }
 
