@@ -270,7 +270,7 @@ TEST_CASE("a diverged (NaN) loss is written as null and read back as NaN") {
 
 TEST_CASE("report.json holds the contract keys") {
   const json j = ftb::report_to_json(sample_report());
-  CHECK(j.at("schema") == "ftbench.report/4");
+  CHECK(j.at("schema") == "ftbench.report/5");
   CHECK(j.at("environment").at("host") == "testhost");
   CHECK(j.at("config").at("preset") == "smoke");
   REQUIRE(j.at("results").size() == 3);

@@ -120,18 +120,18 @@ TEST_CASE("every committed report is readable, v1 ones through the upgrade") {
   }
 }
 
-TEST_CASE("the writer writes version 4, and a minimal v2 report reads") {
-  CHECK(std::string(ftb::kReportSchema) == "ftbench.report/4");
+TEST_CASE("the writer writes version 5, and a minimal v2 report reads") {
+  CHECK(std::string(ftb::kReportSchema) == "ftbench.report/5");
   ftb::TempDir dir("ftb_test_versions");
   const std::string path = dir.path() + "/r.json";
   std::ofstream(path) << minimal_report().dump();
   const ftb::Report r = ftb::read_report(path);
   REQUIRE(r.results.size() == 2);
   CHECK(r.results[0].optimizer == "adam/loop");
-  CHECK(ftb::report_to_json(r).at("schema") == "ftbench.report/4");
+  CHECK(ftb::report_to_json(r).at("schema") == "ftbench.report/5");
 }
 
-TEST_CASE("upgrade v1 -> v4: optimizer from extra.adam, integer config keys, threads and distributed") {
+TEST_CASE("upgrade v1 -> v5: optimizer from extra.adam, integer config keys, threads and distributed") {
   json v1 = minimal_report();
   v1["schema"] = "ftbench.report/1";
   v1["config"]["batch_size"] = 32.0;
@@ -139,7 +139,7 @@ TEST_CASE("upgrade v1 -> v4: optimizer from extra.adam, integer config keys, thr
   for (auto& r : v1["results"]) r.erase("optimizer"), r.erase("threads"), r.erase("distributed");
   v1["results"][0]["extra"]["adam"] = "foreach";
   const json v2 = ftb::upgrade_report(v1);
-  CHECK(v2.at("schema") == "ftbench.report/4");
+  CHECK(v2.at("schema") == "ftbench.report/5");
   CHECK(v2.at("upgraded_from") == "ftbench.report/1");
   CHECK(v2.at("config").at("batch_size").is_number_integer());
   CHECK(v2.at("config").at("lr").is_number_float());
@@ -147,20 +147,20 @@ TEST_CASE("upgrade v1 -> v4: optimizer from extra.adam, integer config keys, thr
   CHECK(v2.at("results").at(1).at("optimizer") == "");  // not recorded
   CHECK(v2.at("results").at(1).at("threads") == 0);
   CHECK(v2.at("results").at(1).at("distributed").is_null());
-  // a v4 report passes unchanged
-  json v4 = minimal_report();
-  v4["schema"] = "ftbench.report/4";
-  CHECK(ftb::upgrade_report(v4) == v4);
+  // a v5 report passes unchanged
+  json v5 = minimal_report();
+  v5["schema"] = "ftbench.report/5";
+  CHECK(ftb::upgrade_report(v5) == v5);
 }
 
-TEST_CASE("upgrade v2 -> v4: a bootstrap interval keeps its bounds as low/high, its coverage unknown, no 95 % label") {
+TEST_CASE("upgrade v2 -> v5: a bootstrap interval keeps its bounds as low/high, its coverage unknown, no 95 % label") {
   json v2 = minimal_report();
   v2["results"][0]["intervals"] = {{"wall_time_s", {{"median", 10.0}, {"ci95_low", 9.0}, {"ci95_high", 11.0},
                                                     {"min", 9.0}, {"max", 11.0}, {"n", 3}}}};
   v2["results"][0]["speedup"] = {{"end_to_end", {{"median", 1.0}, {"ci95_low", 0.9}, {"ci95_high", 1.1},
                                                  {"min", 0.9}, {"max", 1.1}, {"n", 3}}}};
   const json v3 = ftb::upgrade_report(v2);
-  CHECK(v3.at("schema") == "ftbench.report/4");
+  CHECK(v3.at("schema") == "ftbench.report/5");
   CHECK(v3.at("upgraded_from") == "ftbench.report/2");
   for (const auto* group : {"intervals", "speedup"}) {
     const json& i = v3.at("results").at(0).at(group).begin().value();
@@ -171,7 +171,7 @@ TEST_CASE("upgrade v2 -> v4: a bootstrap interval keeps its bounds as low/high, 
   }
 }
 
-TEST_CASE("upgrade v3 -> v4: each row's technique settings and stack as the builds of v3 defined them") {
+TEST_CASE("upgrade v3 -> v5: each row's technique settings and stack as the builds of v3 defined them") {
   json v3 = minimal_report();
   v3["schema"] = "ftbench.report/3";
   json fastest = v3["results"][1];
@@ -197,6 +197,19 @@ TEST_CASE("upgrade v3 -> v4: each row's technique settings and stack as the buil
   CHECK(rs.at(3).at("technique_settings") == json{"precision"});            // as v3 wrote it in parity
   CHECK(rs.at(4).at("technique_settings") == json::array());                // unknown: every difference named
   CHECK(rs.at(4).at("stack") == json::array());
+}
+
+TEST_CASE("upgrade v4 -> v5: only the label changes; its technique settings stay as that build wrote them") {
+  json v4 = minimal_report();
+  v4["schema"] = "ftbench.report/4";
+  v4["results"][0]["technique_settings"] = {"precision"};  // the legacy table would say [] for baseline
+  const json v5 = ftb::upgrade_report(v4);
+  CHECK(v5.at("schema") == "ftbench.report/5");
+  CHECK(v5.at("upgraded_from") == "ftbench.report/4");
+  json expected = v4;
+  expected["schema"] = "ftbench.report/5";
+  expected["upgraded_from"] = "ftbench.report/4";
+  CHECK(v5 == expected);
 }
 
 TEST_CASE("bad report input: one line naming the file and the JSON path") {

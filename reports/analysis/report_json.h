@@ -1,7 +1,7 @@
 // The report as written: the record (reports/record/report.h) plus what is
 // derived from its samples on every write and never read back: intervals
 // that state their coverage, speed-ups against baseline, the accuracy guard,
-// and parity (schema ftbench.report/4, reports/record/report.schema.json).
+// and parity (schema ftbench.report/5, reports/record/report.schema.json).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// The record: one JSON document per run (schema "ftbench.report/4", described
+// The record: one JSON document per run (schema "ftbench.report/5", described
 // by reports/record/report.schema.json; versions 1 and 2 are read by
 // upgrading) and the raw step times beside it as CSV. Written by
 // reports/analysis/report_json.h (with what is derived from the samples);
@@ -19,7 +19,7 @@
 
 namespace ftb {
 
-inline constexpr const char* kReportSchema = kReportSchemaV4;  // what the writer writes
+inline constexpr const char* kReportSchema = kReportSchemaV5;  // what the writer writes
 
 struct Report {
   Environment environment;                                 // the machine and the run's circumstances

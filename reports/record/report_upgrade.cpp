@@ -138,21 +138,27 @@ json legacy_technique_table() {
 
 json upgrade_report(json report) {
   const std::string schema = JsonFields(report, "").string("schema");
-  if (schema == kReportSchemaV4) return report;
-  if (schema != kReportSchemaV1 && schema != kReportSchemaV2 && schema != kReportSchemaV3) {
+  if (schema == kReportSchemaV5) return report;
+  if (schema != kReportSchemaV1 && schema != kReportSchemaV2 && schema != kReportSchemaV3 &&
+      schema != kReportSchemaV4) {
     throw InputError("schema: '" + schema + "' is not a report version this ftbench reads (" + kReportSchemaV1 +
-                     ", " + kReportSchemaV2 + ", " + kReportSchemaV3 + " or " + kReportSchemaV4 + ")");
+                     ", " + kReportSchemaV2 + ", " + kReportSchemaV3 + ", " + kReportSchemaV4 + " or " +
+                     kReportSchemaV5 + ")");
   }
   const bool v1 = schema == kReportSchemaV1;
-  const bool before_v3 = schema != kReportSchemaV3;
-  report["schema"] = kReportSchemaV4;
+  const bool before_v3 = schema == kReportSchemaV1 || schema == kReportSchemaV2;
+  const bool before_v4 = before_v3 || schema == kReportSchemaV3;
+  // v5 only adds optional keys (measured memory per phase, the parameter
+  // count, the launcher and hosts, operator profiles, environment facts): a
+  // v4 report is a v5 report without them.
+  report["schema"] = kReportSchemaV5;
   report["upgraded_from"] = schema;
   if (v1 && report.contains("config")) integers_in_config(report["config"]);
   if (report.contains("results") && report["results"].is_array())
     for (auto& r : report["results"]) {
       if (v1) upgrade_result(r);
       if (before_v3) upgrade_intervals(r);
-      technique_from_legacy(r);
+      if (before_v4) technique_from_legacy(r);
     }
   return report;
 }

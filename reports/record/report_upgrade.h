@@ -13,9 +13,10 @@ inline constexpr const char* kReportSchemaV1 = "ftbench.report/1";
 inline constexpr const char* kReportSchemaV2 = "ftbench.report/2";
 inline constexpr const char* kReportSchemaV3 = "ftbench.report/3";
 inline constexpr const char* kReportSchemaV4 = "ftbench.report/4";
+inline constexpr const char* kReportSchemaV5 = "ftbench.report/5";
 
-// `report` in the current version (ftbench.report/4): returned as is when it
-// already is, upgraded from ftbench.report/1, /2 or /3 (marked "upgraded_from"), and an
+// `report` in the current version (ftbench.report/5): returned as is when it
+// already is, upgraded from ftbench.report/1, /2, /3 or /4 (marked "upgraded_from"), and an
 // InputError naming the key for anything else (not an object, no schema, a
 // version this ftbench does not know).
 nlohmann::json upgrade_report(nlohmann::json report);

@@ -187,7 +187,7 @@ PY
     python3 - "$tmp/o/report.json" <<'PY' || fail "report.json misses contract keys"
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["schema"] == "ftbench.report/4"
+assert r["schema"] == "ftbench.report/5"
 for k in ("environment", "config", "results"): assert k in r, k
 res = r["results"][0]
 for k in ("scenario", "status", "reason", "world_size", "device", "precision", "wall_time_s", "epochs", "repeats"):
