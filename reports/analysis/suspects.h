@@ -1,0 +1,88 @@
+// What changed: the recorded facts that decide a kernel's speed, compared
+// between a set of reference runs (the nights behind a regressed row's level,
+// the runs before a change point, baseline reports) and the runs judged
+// (tonight's, the runs after a change point). `regress` prints them next to
+// a regression, `history show` at each change point.
+//
+// A fact is a suspect when every run on both sides recorded it and the two
+// sides share no value (a fact that already varied among the reference nights
+// and takes one of those values tonight is not one). A fact some run did not
+// record (an older report, a machine without cpufreq) is listed as "not
+// recorded", never as a difference.
+//
+// Order, most decisive first (the order of speed_facts' table):
+//   1. processor: CPU vendor, family, model, stepping, model name, the
+//      instruction sets (AMX, AVX-512 BF16/VNNI, AVX-512F, AVX2), ATen's
+//      dispatch ISA, the GPUs: they decide which kernels exist at all and
+//      the peak they reach; another processor explains a step of any size.
+//   2. compute: cores available, intra/inter-op threads: on a small CPU one
+//      thread fewer is most of a step.
+//   3. libraries and build: LibTorch, CUDA, cuDNN, NCCL, MKL, oneDNN, BLAS,
+//      attention implementation, build type, compiler: they choose the
+//      kernel that runs on that processor.
+//   4. driver: the NVIDIA driver and the CUDA version it supports.
+//   5. kernel release: scheduling, page handling, mitigations.
+//   6. frequency and power: cpufreq governor and driver, GPU clocks and power
+//      limit.
+//   7. thread, kernel and allocator settings: the watched variables
+//      (OMP/MKL threads, ATEN_CPU_CAPABILITY, PYTORCH_CUDA_ALLOC_CONF, ...),
+//      ftbench's malloc mode.
+//   8. data: the data's content hash (config.workload.data_hash).
+//   9. ftbench's commit and tree: a nightly's commit changes every night,
+//      so it says least by itself (the change point's commit range names it).
+// Within a group, the table's order. Pure: no LibTorch, no I/O.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/record/environment.h"
+
+namespace ftb {
+
+// What a run recorded that can decide its speed.
+struct RunFacts {
+  Environment environment;
+  nlohmann::json data_hash;  // config.workload.data_hash; null when not recorded
+};
+// From a report's environment and config.
+RunFacts run_facts(const Environment& environment, const nlohmann::json& config);
+
+// One fact, flattened: "cpu.family" = "25"; no value = not recorded.
+struct SpeedFact {
+  std::string key;    // dotted, as in report.json ("cpu.isa.amx_bf16"; gpus.name, nvml.gpus.power_limit_w)
+  std::string group;  // processor, compute, libraries, driver, kernel, frequency, settings, data, ftbench
+  std::optional<std::string> value;
+};
+// Every fact the table knows, in decisive order (keys whose value is null or
+// absent carry no value).
+std::vector<SpeedFact> speed_facts(const RunFacts& run);
+
+// What a suspect is: an environment fact here; the profile diffs will add
+// operators (`kind` operator) when both sides carry profiles.
+enum class SuspectKind { environment, operator_time };
+std::string to_string(SuspectKind k);
+
+struct Suspect {
+  SuspectKind kind = SuspectKind::environment;
+  std::string key, group;
+  std::vector<std::string> before, after;  // distinct values, first seen first
+  std::string text() const;  // "cpu.family (processor): 23 -> 25"
+};
+
+struct WhatChanged {
+  std::vector<Suspect> suspects;        // most decisive first
+  std::vector<std::string> not_recorded;  // keys recorded by some run but not by every one, decisive order
+  int compared = 0;                     // facts every run on both sides recorded
+  bool empty() const { return suspects.empty() && not_recorded.empty(); }
+};
+WhatChanged what_changed(const std::vector<RunFacts>& before, const std::vector<RunFacts>& after);
+
+// Markdown lines (each "- ..."): the suspects, then one line naming the facts
+// not recorded on every side, or "- no recorded fact differs (N compared)".
+std::vector<std::string> what_changed_lines(const WhatChanged& w);
+
+}  // namespace ftb
