@@ -130,3 +130,40 @@ TEST_CASE("history add: two writers at once (two connections, two threads) lose 
   CHECK(store.run_count() == 2 * kEach);
   CHECK(store.series("baseline").size() == 2 * kEach);
 }
+
+TEST_CASE("history schema 2: each run's environment and data hash stored; a version 1 file is upgraded on open") {
+  // Fails on version 1 (no environment column: facts.environment empty) and
+  // on an upgrade that does not fill the old runs (their facts not recorded).
+  TempDir dir("ftb_history");
+  const std::string db = dir.path() + "/h.db";
+  json j = fake_report_json(run_at(0, {100, 101}));
+  j["config"]["workload"]["data_hash"] = "0123456789abcdef";
+  {
+    HistoryStore store(db, HistoryStore::Open::create);
+    const auto added = store.add(j, "r0.json");
+    CHECK(added.run.facts.environment.cpu_model() == "Test CPU");
+    store.add(fake_report_json(run_at(1, {100})), "r1.json");
+  }
+  // Made a version 1 file again: the columns dropped, the version set back.
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(db.c_str(), &raw) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(raw, "ALTER TABLE runs DROP COLUMN environment; ALTER TABLE runs DROP COLUMN data_hash; "
+                            "UPDATE schema_version SET version = 1",
+                       nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+  HistoryStore store(db, HistoryStore::Open::existing);
+  CHECK(store.schema_version() == 2);
+  const auto series = store.series("baseline");
+  REQUIRE(series.size() == 2);
+  CHECK(series[0].run.facts.environment.cpu_model() == "Test CPU");
+  CHECK(series[0].run.facts.environment.git_commit() == "c0");
+  CHECK(series[0].run.facts.data_hash == "0123456789abcdef");
+  CHECK(series[1].run.facts.data_hash.is_null());  // not recorded, not ""
+  // Tonight's several runs left out of the window at once.
+  const RunKey key = run_key(fake_report(run_at(0, {100})), "r0.json");
+  CHECK(store.window(key, "baseline", 20, std::vector<std::string>{series[0].run.report_hash}).size() == 1);
+  CHECK(store.window(key, "baseline", 20, std::vector<std::string>{series[0].run.report_hash, series[1].run.report_hash})
+            .empty());
+  CHECK(store.window(key, "baseline", 1, std::vector<std::string>{series[1].run.report_hash}).at(0).run.id ==
+        series[0].run.id);
+}

@@ -72,6 +72,7 @@ class Statement {
     return p ? reinterpret_cast<const char*>(p) : "";
   }
   int64_t integer(int c) const { return sqlite3_column_int64(stmt_, c); }
+  bool is_null(int c) const { return sqlite3_column_type(stmt_, c) == SQLITE_NULL; }
   double number(int c) const { return sqlite3_column_double(stmt_, c); }
 
  private:
@@ -164,7 +165,22 @@ CREATE VIEW history AS
   FROM repeats s JOIN runs r ON r.id = s.run_id;
 )sql";
 
-constexpr const char* kRunColumns = "id, report_hash, machine, preset, config_hash, git_commit, time, source";
+constexpr const char* kRunColumns =
+    "id, report_hash, machine, preset, config_hash, git_commit, time, source, environment, data_hash";
+constexpr int kRunColumnCount = 10;
+
+// Version 2: each run's environment and data hash beside its report.
+constexpr const char* kSchemaV2 = R"sql(
+ALTER TABLE runs ADD COLUMN environment TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE runs ADD COLUMN data_hash TEXT;
+)sql";
+
+// The columns version 2 adds, from a report's JSON.
+std::pair<std::string, json> environment_columns(const json& report_json) {
+  const json env = report_json.is_object() ? report_json.value("environment", json::object()) : json::object();
+  const json config = report_json.is_object() ? report_json.value("config", json::object()) : json::object();
+  return {json_text(env.is_object() ? env : json::object()), run_facts(Environment(env), config).data_hash};
+}
 constexpr const char* kRepeatColumns =
     "train_samples_per_s, steady_samples_per_s, wall_time_s, step_ms_median, test_acc, peak_bytes";
 
@@ -178,6 +194,9 @@ HistoryRun run_from(const Statement& s) {
   r.git_commit = s.text(5);
   r.time = s.text(6);
   r.source = s.text(7);
+  // A stored environment that does not parse (edited by hand) is not recorded.
+  r.facts.environment = Environment(json::parse(s.text(8), nullptr, /*allow_exceptions=*/false));
+  r.facts.data_hash = s.is_null(9) ? json(nullptr) : json(s.text(9));
   return r;
 }
 
@@ -304,7 +323,24 @@ void HistoryStore::migrate() {
     exec(db_, path_, kSchemaV1);
     exec(db_, path_, "INSERT INTO schema_version (version) VALUES (1)");
   }
-  // Later versions: `if (version < 2) { ALTER TABLE ...; UPDATE schema_version SET version = 2; }`
+  if (version < 2) {
+    // Every run's environment and data hash, from the report it keeps.
+    exec(db_, path_, kSchemaV2);
+    std::vector<std::pair<int64_t, std::string>> runs;
+    {
+      Statement all(db_, path_, "SELECT id, report_json FROM runs");
+      while (all.step()) runs.emplace_back(all.integer(0), all.text(1));
+    }
+    for (const auto& [id, text] : runs) {
+      const auto [environment, data_hash] = environment_columns(json::parse(text, nullptr, false));
+      Statement up(db_, path_, "UPDATE runs SET environment = ?1, data_hash = ?2 WHERE id = ?3");
+      up.bind(1, environment).bind(3, id);
+      if (data_hash.is_string()) up.bind(2, data_hash.get<std::string>());
+      up.step();
+    }
+    exec(db_, path_, "UPDATE schema_version SET version = 2");
+  }
+  // Later versions: `if (version < 3) { ALTER TABLE ...; UPDATE schema_version SET version = 3; }`
   t.commit();
 }
 
@@ -343,9 +379,13 @@ HistoryStore::Added HistoryStore::add(const json& report_json, const std::string
   }
   Statement ins(db_, path_,
                 "INSERT INTO runs (report_hash, machine, preset, config_hash, git_commit, time, source, added_at, "
-                "report_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+                "report_json, environment, data_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
   ins.bind(1, run.report_hash).bind(2, run.machine).bind(3, run.preset).bind(4, run.config_hash);
   ins.bind(5, run.git_commit).bind(6, run.time).bind(7, run.source).bind(8, utc_now()).bind(9, json_text(report_json));
+  const auto [environment, data_hash] = environment_columns(report_json);
+  ins.bind(10, environment);
+  if (data_hash.is_string()) ins.bind(11, data_hash.get<std::string>());  // unbound: NULL
+  run.facts = run_facts(report.environment, report.config);
   ins.step();
   run.id = sqlite3_last_insert_rowid(db_);
   for (const auto& r : report.results) {
@@ -398,23 +438,42 @@ std::vector<RunRepeats> HistoryStore::series(const std::string& scenario) const 
 
 std::vector<RunRepeats> HistoryStore::window(const RunKey& key, const std::string& scenario, int window,
                                              const std::string& exclude, const HistoryRun* before) const {
+  return this->window(key, scenario, window, std::vector<std::string>{exclude}, before);
+}
+
+std::vector<RunRepeats> HistoryStore::window(const RunKey& key, const std::string& scenario, int window,
+                                             const std::vector<std::string>& exclude,
+                                             const HistoryRun* before) const {
   // One query for the runs and their repeats: `history show` asks for a
-  // window per run per scenario (a statement per run made hundreds of runs slow).
+  // window per run per scenario (a statement per run made hundreds of runs
+  // slow). The excluded runs (tonight's reports) are left out here, so the
+  // query asks for as many more.
   Statement s(db_, path_,
               (std::string("SELECT r.*, ") + kRepeatColumns + " FROM (SELECT " + kRunColumns +
-               " FROM runs WHERE machine = ?1 AND preset = ?2 AND config_hash = ?3 AND report_hash <> ?4 "
+               " FROM runs WHERE machine = ?1 AND preset = ?2 AND config_hash = ?3 "
                "AND EXISTS (SELECT 1 FROM repeats p WHERE p.run_id = runs.id AND p.scenario = ?5) "
                "AND (?7 IS NULL OR time < ?7 OR (time = ?7 AND id < ?8)) "
                "ORDER BY time DESC, id DESC LIMIT ?6) r "
                "JOIN repeats p ON p.run_id = r.id AND p.scenario = ?5 ORDER BY r.time DESC, r.id DESC, p.repeat")
                   .c_str());
-  s.bind(1, key.machine).bind(2, key.preset).bind(3, key.config_hash).bind(4, exclude).bind(5, scenario);
-  s.bind(6, static_cast<int64_t>(window));
+  s.bind(1, key.machine).bind(2, key.preset).bind(3, key.config_hash).bind(5, scenario);
+  s.bind(6, static_cast<int64_t>(window) + static_cast<int64_t>(exclude.size()));
   if (before) s.bind(7, before->time).bind(8, before->id);  // unbound: NULL, no bound
   std::vector<RunRepeats> out;
+  int64_t skipped = -1;  // the excluded run whose rows are being read
   while (s.step()) {
-    if (out.empty() || out.back().run.id != s.integer(0)) out.push_back({run_from(s), {}});
-    out.back().repeats.push_back(repeat_from(s, 8));
+    const int64_t id = s.integer(0);
+    if (id == skipped) continue;
+    if (out.empty() || out.back().run.id != id) {
+      HistoryRun run = run_from(s);
+      if (std::find(exclude.begin(), exclude.end(), run.report_hash) != exclude.end()) {
+        skipped = id;
+        continue;
+      }
+      if (static_cast<int>(out.size()) == window) break;
+      out.push_back({std::move(run), {}});
+    }
+    out.back().repeats.push_back(repeat_from(s, kRunColumnCount));
   }
   return out;
 }

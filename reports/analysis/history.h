@@ -6,6 +6,13 @@
 //   runs     one row per report added: id, report_hash (UNIQUE), machine,
 //            preset, config_hash, git_commit, time, source, added_at and the
 //            whole report JSON as read (report_json), so nothing is lost;
+//            since version 2 also the report's environment object
+//            (environment, JSON text) and config.workload.data_hash
+//            (data_hash, NULL when the report has none): the facts `regress`
+//            and `history show` compare (reports/analysis/suspects.h),
+//            readable without parsing whole reports and open to ad-hoc SQL
+//            (json_extract(environment, '$.cpu.family')). Opening a version
+//            1 file adds both columns and fills them from report_json;
 //   repeats  one row per repeat per ok scenario (run_id, scenario, repeat)
 //            with the metrics of reports/analysis/metrics.h as columns, so the
 //            statistics see every repeat, not medians of medians;
@@ -38,13 +45,14 @@
 #include <vector>
 
 #include "reports/analysis/metrics.h"
+#include "reports/analysis/suspects.h"
 #include "reports/record/report.h"
 
 struct sqlite3;
 
 namespace ftb {
 
-inline constexpr int kHistorySchemaVersion = 1;
+inline constexpr int kHistorySchemaVersion = 2;
 
 std::string machine_key(const Environment& environment);  // InputError naming the missing key
 std::string config_hash(const nlohmann::json& config);
@@ -69,6 +77,7 @@ void check_measurements(const Report& report, const std::string& where);
 struct HistoryRun {
   int64_t id = 0;
   std::string report_hash, machine, preset, config_hash, git_commit, time, source;
+  RunFacts facts;  // its environment and data hash (what changed between runs)
 };
 
 // One scenario's repeats in one run.
@@ -105,6 +114,10 @@ class HistoryStore {
   // that run's night (`history show`).
   std::vector<RunRepeats> window(const RunKey& key, const std::string& scenario, int window,
                                  const std::string& exclude, const HistoryRun* before = nullptr) const;
+  // The same, leaving out every run whose report_hash is in `exclude`
+  // (tonight's several runs).
+  std::vector<RunRepeats> window(const RunKey& key, const std::string& scenario, int window,
+                                 const std::vector<std::string>& exclude, const HistoryRun* before = nullptr) const;
   // Runs on `machine`, newest first, leaving out `exclude`.
   std::vector<HistoryRun> runs_on_machine(const std::string& machine, const std::string& exclude) const;
   nlohmann::json report_json(int64_t run_id) const;
