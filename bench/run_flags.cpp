@@ -38,6 +38,7 @@ std::vector<std::string> run_flag_args(const RunArgs& a) {
     if (!value->empty()) out.insert(out.end(), {flag, *value});
   if (a.repeats != 0) out.insert(out.end(), {"--repeats", std::to_string(a.repeats)});
   if (a.world_size != kUnsetFlag) out.insert(out.end(), {"--world-size", std::to_string(a.world_size)});
+  if (a.profile) out.push_back("--profile");
   out.insert(out.end(), a.overrides.begin(), a.overrides.end());
   return out;
 }
@@ -52,6 +53,10 @@ void add_run_flags(CLI::App* sub, RunArgs& args) {
   sub->add_option("--world-size", args.world_size,
                   "ranks of the distributed scenarios (ddp, sharded, zero2, fabric); ftbench starts them "
                   "(0 = one per GPU, 2 on a CPU); under torchrun/SLURM/mpirun their WORLD_SIZE wins");
+  sub->add_flag("--profile", args.profile,
+               "after each row's timed repeats, profile 5 more steady steps (profile=N for N) under LibTorch's "
+               "Kineto profiler in an untimed pass: profiles/<row>.trace.json.gz and the row's operators and "
+               "categories in the report");
   sub->add_option("overrides", args.overrides,
                   "key=value config overrides, e.g. epochs=1 batch_size=8 lr=1e-4 "
                   "(keys: the table printed at start)");
@@ -69,6 +74,7 @@ RunConfig resolve_config(const RunArgs& a) {
   if (!a.device.empty()) apply_override(c, "device=" + a.device);
   if (a.repeats != 0) apply_override(c, "repeats=" + std::to_string(a.repeats));
   if (a.world_size != kUnsetFlag) apply_override(c, "world_size=" + std::to_string(a.world_size));
+  if (a.profile) apply_override(c, "profile=5");
   for (const auto& o : a.overrides) apply_override(c, o);
   validate(c);
   return c;

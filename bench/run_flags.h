@@ -21,6 +21,7 @@ struct RunArgs {
   std::string scenarios, model, data, device;
   int repeats = 0;
   int world_size = kUnsetFlag;
+  bool profile = false;  // --profile: profile=5 unless an override sets it
   std::vector<std::string> overrides;
 };
 

@@ -251,6 +251,7 @@ json to_json(const ScenarioResult& r, bool with_steps) {
         {"detail_from", "last repeat (epochs, loss, technique counters, step percentiles); phases: each phase's median over repeats"}}},
   };
   if (!r.phases.empty()) j["phases"] = phases_to_json(r.phases);
+  if (r.profile) j["profile"] = to_json(*r.profile);
   if (with_steps) j["steps"] = steps_to_json(r.steps);
   return j;
 }
@@ -328,6 +329,8 @@ ScenarioResult result_from_json(const json& j, const std::string& path) {
   if (f.has("steps")) r.steps = steps_from_json(f.array("steps"), f.name("steps"));
   // Added with the phase breakdown: optional, older reports lack it.
   if (f.has("phases")) r.phases = phases_from_json(f.at("phases"), f.name("phases"));
+  // Added with operator profiles (`run --profile`): optional.
+  if (f.has("profile")) r.profile = op_profile_from_json(f.at("profile"), f.name("profile"));
   return r;
 }
 void aggregate_repeats(ScenarioResult& r) {

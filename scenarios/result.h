@@ -7,9 +7,11 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/measure/op_profile.h"
 #include "core/measure/phases.h"
 #include "core/measure/precision.h"
 #include "core/measure/records.h"
@@ -90,6 +92,9 @@ struct ScenarioResult {
   double capture_time_s = 0;     // CUDA-graph capture/warm-up, excluded from wall_time_s
   int64_t checkpoint_epoch = 0;  // epoch whose checkpoint produced test accuracy; 0 = last weights
   nlohmann::json extra = nlohmann::json::object();  // scenario-specific keys
+  // Operators of a few steps profiled after the repeats, untimed (`run
+  // --profile`, scenarios/profile_pass.h); nullopt = not asked for.
+  std::optional<OpProfile> profile;
   int threads = 0;  // intra-op threads of each process (on CPU: how the cores were split between ranks)
   // What the row's technique changes (parity) and what it stacks on baseline
   // (the ladder), as the build that ran it defined them (ScenarioInfo), so a

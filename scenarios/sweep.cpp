@@ -17,6 +17,7 @@
 #include "scenarios/parallel/distributed_row.h"
 #include "scenarios/parallel/rank_env.h"
 #include "scenarios/parallel/rank_protocol.h"
+#include "scenarios/profile_pass.h"
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
 
@@ -267,6 +268,20 @@ void Sweep::run_row(const ScenarioInfo& info, int round, const Workload& workloa
   if (reports()) row_done(rows.in_order(), environment_);
 }
 
+void Sweep::profile_rows(const Workload& workload, const std::string& out_dir, const RowDone& row_done,
+                         Rows& rows) {
+  for (const ScenarioInfo* info : selected_) {
+    auto it = rows.done.find(info->name);
+    if (it == rows.done.end() || it->second.status != Status::ok) continue;
+    ScenarioResult& row = it->second;
+    if (info->kind == RowKind::ranks && (env_.launched || config_.world_size > 1))
+      row.profile = profile_not_taken("rows of kind ranks run their steps in other processes; not profiled yet");
+    else
+      row.profile = profile_row(*info, workload, config_, out_dir);
+    row_done(rows.in_order(), environment_);
+  }
+}
+
 void Sweep::check_peak_after(const RowDone& row_done, const Rows& rows) {
   // The peak behind MFU again, after the rows: a peak measured beside other
   // load (a build) inflates MFU silently; a move beyond 10 % says so.
@@ -317,6 +332,14 @@ std::vector<ScenarioResult> Sweep::run(const Workload& workload, const std::stri
   }
   // A signal after the last row's check still means the run was stopped.
   if (!interrupted_) interrupted_ = interrupt_signal();
+  if (config_.profile > 0 && reports() && !interrupted_ && !env_.launched) {
+    try {
+      profile_rows(workload, out_dir, row_done, rows);
+    } catch (const Interrupted& e) {
+      interrupted_ = e.signal();
+      row_done(rows.in_order(), environment_);
+    }
+  }
   if (reports() && !interrupted_ && !env_.launched) check_peak_after(row_done, rows);
   return rows.in_order();
 }

@@ -16,6 +16,9 @@
 //  - single process vs ranks, from the row's declared kind (rows of kind
 //    `ranks` with world_size > 1 run as ranks of this executable, started by
 //    the launcher; parallel/rank_protocol.h);
+//  - profiles (config.profile > 0): after every round, one untimed pass per
+//    ok row with its steps after the warm-up under the operator profiler
+//    (scenarios/profile_pass.h); rows of kind ranks are not profiled yet;
 //  - interruption: SIGINT/SIGTERM ends the row in progress between two steps
 //    (failed, reason "interrupted"), the report keeps the finished rows and
 //    that one, and the rows not started are left out;
@@ -82,6 +85,9 @@ class Sweep {
   void run_row(const ScenarioInfo& info, int round, const Workload& workload, const std::string& out_dir,
                const std::vector<LoopCallback*>& callbacks, const RowDone& row_done, Rows& rows);
   void check_peak_after(const RowDone& row_done, const Rows& rows);
+  // config.profile > 0: each ok row's untimed profiling pass, after every
+  // round (scenarios/profile_pass.h).
+  void profile_rows(const Workload& workload, const std::string& out_dir, const RowDone& row_done, Rows& rows);
 
   RunConfig config_;
   DistEnv env_;

@@ -23,8 +23,8 @@ check core/base    'core/text/|core/model/|core/measure/|core/train/|scenarios/|
 check core/text    'core/model/|core/measure/|core/train/|scenarios/|reports/|bench/|torch/|ATen/|c10/' 'core/text may include core/base only, no LibTorch'
 check core/model   'core/measure/|core/train/|scenarios/|reports/|bench/' 'core/model may include core/text and core/base only'
 check core/measure 'core/train/|scenarios/|reports/|bench/' 'core/measure may include core/model, core/text and core/base only'
-for f in core/measure/precision.h core/measure/precision.cpp core/measure/phases.h core/measure/phases.cpp core/measure/records.h; do
-  check "$f" 'core/text/|core/model/|core/measure/(device|environment|nvml|flops|datasheet_peaks|phase_recorder|nvtx_range|build_info)|torch/|ATen/|c10/' 'the record vocabulary (ftb_records) has no LibTorch'
+for f in core/measure/precision.h core/measure/precision.cpp core/measure/phases.h core/measure/phases.cpp core/measure/records.h core/measure/op_profile.h core/measure/op_profile.cpp; do
+  check "$f" 'core/text/|core/model/|core/measure/(device|environment|nvml|flops|datasheet_peaks|phase_recorder|nvtx_range|build_info|op_profiler)|torch/|ATen/|c10/' 'the record vocabulary (ftb_records) has no LibTorch'
 done
 check core/train   'scenarios/|reports/|bench/' 'core/train may include core/measure, core/model, core/text and core/base only'
 check scenarios  'reports/|bench/' 'scenarios may include core only'
@@ -34,7 +34,7 @@ check reports/analysis 'reports/views/' 'reports/analysis includes no view'
 # reports/ links no LibTorch: of the layers below it, only the result record
 # (scenarios/result.h and the torch-free core/measure headers it needs) and core/base.
 hits=$(grep -rHnE '^\s*#\s*include\s*"' --include='*.h' --include='*.cpp' --include='*.in' reports 2>/dev/null |
-  grep -vE '#\s*include\s*"(reports/|core/base/|scenarios/result\.h"|core/measure/(records|precision|phases)\.h")')
+  grep -vE '#\s*include\s*"(reports/|core/base/|scenarios/result\.h"|core/measure/(records|precision|phases|op_profile)\.h")')
 hits2=$(grep -rHnE '^\s*#\s*include\s*<(torch|ATen|c10)/' --include='*.h' --include='*.cpp' reports 2>/dev/null)
 if [ -n "$hits$hits2" ]; then
   printf '%s\n' "$hits" "$hits2" | grep . | sed 's|$|   <- reports/ links no LibTorch: the result record and core/base only|'

@@ -98,6 +98,8 @@ PhaseScope::PhaseScope(Phase phase)
     : range_(phase_name(phase)),
       recorder_(active_recorder && active_recorder->in_step() ? active_recorder : nullptr),
       phase_(phase) {
+  if (profiler_range_.isActive())
+    profiler_range_.before(std::string_view(phase_name(phase)), c10::ArrayRef<const c10::IValue>{});
   if (recorder_) begin_ = recorder_->mark();
 }
 

@@ -7,9 +7,12 @@
 //   CUDA: events recorded on the current stream at each mark; the elapsed
 //         times are read once per epoch (collect_epoch), after one wait for
 //         the last event: no host synchronisation inside the epoch.
-// Every PhaseScope is also an NVTX range of the same name (nvtx_range.h).
+// Every PhaseScope is also an NVTX range of the same name (nvtx_range.h),
+// and a profiler range of that name (a user-scope record function, inert
+// unless a profiler runs: op_profiler.h), so traces show the report's phases.
 #pragma once
 
+#include <ATen/record_function.h>
 #include <torch/torch.h>
 
 #include <chrono>
@@ -87,6 +90,7 @@ class PhaseScope {
 
  private:
   NvtxRange range_;
+  at::RecordFunction profiler_range_{at::RecordScope::USER_SCOPE};
   PhaseRecorder* recorder_;
   Phase phase_;
   int begin_ = -1;

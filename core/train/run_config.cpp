@@ -117,6 +117,7 @@ const std::vector<Field>& fields() {
       FTB_NUM(max_steps, int, "training steps per epoch; 0 = whole epoch"),
       FTB_NUM(eval_max_batches, int, "validation/test batches; 0 = all"),
       FTB_NUM(warmup_steps, int, "steps excluded from step-time statistics"),
+      FTB_NUM(profile, int, "steps per row under the operator profiler, in an extra untimed pass after its repeats; 0 = off"),
       FTB_NUM(max_length, int, "tokens per sequence after truncation"),
       FTB_CHOICE(padding, "max_length (pad to max_length) | longest (per batch)"),
       FTB_SWITCH(bucketing, "off | on: batches of similar length (needs padding=longest), batch order still shuffled"),
@@ -291,6 +292,7 @@ void validate(const RunConfig& c) {
   require(c.max_steps >= 0, "max_steps", "must be >= 0");
   require(c.eval_max_batches >= 0, "eval_max_batches", "must be >= 0");
   require(c.warmup_steps >= 0, "warmup_steps", "must be >= 0");
+  require(c.profile >= 0, "profile", "must be >= 0 (0 = off)");
   require(c.max_length >= 2, "max_length", "must be >= 2 ([CLS] and [SEP])");
   require(!c.bucketing || c.padding == Padding::longest, "bucketing",
           "on needs padding=longest (padded to max_length, every batch has the same length)");

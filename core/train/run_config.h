@@ -69,6 +69,9 @@ struct RunConfig {
   int max_steps = 0;         // per-epoch cap on training steps; 0 = the whole epoch
   int eval_max_batches = 0;  // cap on validation/test batches; 0 = all
   int warmup_steps = 2;      // steps excluded from the step-time statistics
+  // Steps profiled per row after its timed repeats, in an extra untimed pass
+  // (scenarios/profile_pass.h); 0 = off; `run --profile` = 5.
+  int profile = 0;
 
   // Data and tokenization (the reference pads every sequence to 512).
   int max_length = 512;

@@ -7,6 +7,7 @@
 
 #include "core/measure/device.h"
 #include "core/base/interrupt.h"
+#include "core/measure/op_profiler.h"
 #include "core/measure/phase_recorder.h"
 
 namespace ftb {
@@ -60,6 +61,9 @@ EpochSums train_epoch(const Loaders& loaders, const LoopOptions& options, const 
     }
     if (!batch) break;
     const double wait_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    // A profiling pass (the sweep's, untimed) opens its window here.
+    StepProfiler* profiler = active_step_profiler();
+    if (profiler) profiler->before_step(state.step + 1);
     recorder.begin_step();
     Batch b;
     {
@@ -68,6 +72,7 @@ EpochSums train_epoch(const Loaders& loaders, const LoopOptions& options, const 
     }
     StepOutput out = step(b);
     recorder.end_step();
+    if (profiler) profiler->after_step(state.step + 1);
     StepRecord rec;
     rec.step = ++state.step;
     rec.epoch = state.epoch;

@@ -4,6 +4,7 @@
 #include "core/base/json_text.h"
 #include "reports/analysis/intervals.h"
 #include "reports/analysis/parity.h"
+#include "reports/analysis/profile.h"
 
 namespace ftb {
 
@@ -13,6 +14,8 @@ json report_to_json(const Report& report, const std::string& baseline) {
   json results = json::array();
   for (const auto& r : report.results) {
     json j = to_json(r);
+    // The profile as recorded plus its shares and categories (derived).
+    if (r.profile) j["profile"] = profile_report_json(*r.profile);
     // Derived from the samples (recomputed on every write, never read back).
     if (r.status == Status::ok && !r.repeats.empty()) {
       j["intervals"] = result_intervals(r);

@@ -1,0 +1,38 @@
+// The profiling pass of a row (`ftbench run --profile`, config key profile):
+// after the row's timed repeats, one more run of the row that stops after
+// warmup_steps + profile steps, with the steps after the warm-up under the
+// operator profiler (core/measure/op_profiler.h). Nothing of this pass
+// reaches a timed figure: the row's times, throughputs and accuracy come from
+// its repeats; the pass only adds result.profile and the trace
+// <out_dir>/profiles/<row>.trace.json.gz.
+#pragma once
+
+#include <string>
+
+#include "core/measure/op_profile.h"
+#include "core/train/run_config.h"
+#include "core/train/workload.h"
+#include "scenarios/scenario.h"
+
+namespace ftb {
+
+// The folder of the traces, below a run's report folder, and a row's trace in it.
+constexpr const char* kProfilesDir = "profiles";
+std::string profile_trace_name(const std::string& row);  // "profiles/<row>.trace.json.gz"
+
+// The pass's config: one epoch of warmup_steps + profile steps, one
+// evaluation batch, one repeat.
+RunConfig profile_pass_config(RunConfig config);
+
+// Runs the pass of an ok single-process row (the trace goes below `out_dir`;
+// none when it is empty). The profile's note says what was measured and how,
+// or why nothing was (a row whose steps ran in another process, an epoch
+// shorter than the window, an error of the pass: the row stays ok).
+OpProfile profile_row(const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
+                      const std::string& out_dir);
+
+// The note of a row not profiled (rows of kind ranks: their steps run in
+// other processes).
+OpProfile profile_not_taken(const std::string& why);
+
+}  // namespace ftb
