@@ -21,7 +21,7 @@ struct SeriesFit {
   double ss = 0, df = 0;       // residuals of history levels around their segments' means
   WithinNoise within;
   double within_part = 0;      // kappa(n) var_w / n at the history's repeats a night
-  double tonight_n = 1;
+  std::vector<double> tonight_n;  // repeats of each of tonight's runs
 };
 
 double kappa_over_n(double n) {
@@ -29,11 +29,14 @@ double kappa_over_n(double n) {
   return median_variance_factor(k) / k;
 }
 
-// The levels of the history's nights and, last, tonight's.
+// The levels of the history's nights and, last, tonight's: the mean of its
+// runs' levels (NaN when one has none).
 std::vector<double> levels_of(const NightSeries& s) {
   std::vector<double> all;
   for (const auto& n : s.nights) all.push_back(run_level(n));
-  all.push_back(run_level(s.tonight));
+  double sum = run_level(s.tonight);
+  for (const auto& r : s.reruns) sum += run_level(r);
+  all.push_back(sum / static_cast<double>(1 + s.reruns.size()));
   return all;
 }
 
@@ -91,7 +94,8 @@ SeriesFit fit(const NightSeries& s, std::vector<double> levels, const NightlyRul
   for (const auto& n : s.nights) hist_n += static_cast<double>(n.size());
   hist_n /= T;
   f.within_part = std::isfinite(f.within.var) ? kappa_over_n(hist_n) * f.within.var : 0;
-  f.tonight_n = static_cast<double>(s.tonight.size());
+  f.tonight_n = {static_cast<double>(s.tonight.size())};
+  for (const auto& r : s.reruns) f.tonight_n.push_back(static_cast<double>(r.size()));
   if (f.df < 1) {
     v.note = "no spread to estimate: every history night is its own level";
     return f;
@@ -134,6 +138,7 @@ struct CleanSeries {
 CleanSeries without_empty_nights(const NightSeries& s) {
   CleanSeries c;
   c.series.tonight = s.tonight;
+  c.series.reruns = s.reruns;
   c.series.direction = s.direction;
   c.series.noise = s.noise;
   for (size_t n = 0; n < s.nights.size(); ++n)
@@ -207,21 +212,28 @@ std::vector<NightVerdict> judge(const std::vector<NightSeries>& original, const 
     v.reference_level =
         mean(std::vector<double>(f.levels.begin() + f.reference_start, f.levels.begin() + f.reference_end));
     const double var_w = std::isfinite(f.within.var) ? f.within.var : 0;
-    const double wt = kappa_over_n(f.tonight_n) * var_w, wh = f.within_part;
+    const double wh = f.within_part;
     const ModeratedVariance mv = moderate(prior, static_cast<int>(i), s2[i], d[i]);
     // A night's level varies at least as much as its repeats make it (the
     // within part, from many repeats): a floor when few nights look calm.
     const double level_var = std::max(mv.var, wh);
-    // Var(tonight - reference): a level's variance (1 + 1/R), tonight's
-    // repeats may differ in number from the history's.
-    double var = level_var * (1 + 1 / R) + (wt - wh);
+    // Var(tonight - reference): the reference mean's level_var / R, plus
+    // tonight's mean of K independent runs, each a level's variance with its
+    // own repeats' within part: sum_k (level_var - wh + wt_k) / K^2 (K = 1:
+    // level_var (1 + 1/R) + wt - wh).
+    const double K = static_cast<double>(f.tonight_n.size());
+    double var_tonight = 0;
+    for (double n : f.tonight_n) var_tonight += level_var - wh + kappa_over_n(n) * var_w;
+    var_tonight /= K * K;
+    double var = level_var / R + var_tonight;
+    v.tonight_runs = static_cast<int>(K);
     double df = mv.df;
     v.own_spread = mv.own;
     // A calibrated run-to-run noise joins the estimate, weighted by its
     // degrees of freedom, unless this series has just shown itself an
     // outlier among the report's (then its own spread stands).
     if (const auto& k = series[i].noise; k && k->run_sd > 0 && k->df > 0 && !v.own_spread) {
-      const double known = k->run_sd * k->run_sd * (1 + 1 / R);
+      const double known = k->run_sd * k->run_sd * (1 / K + 1 / R);
       if (std::isfinite(k->df)) {
         var = (df * var + k->df * known) / (df + k->df);
         df += k->df;
@@ -259,6 +271,9 @@ std::vector<NightVerdict> judge(const std::vector<NightSeries>& original, const 
     }
     // Back to the caller's night numbers.
     const auto& kept = clean[i].kept;
+    if (fits[i].judged)
+      for (int k = fits[i].reference_start; k < fits[i].reference_end; ++k)
+        v.reference.push_back(kept[static_cast<size_t>(k)]);
     v.history_nights = static_cast<int>(original[i].nights.size());
     for (auto& c : v.steps)
       c.index = c.index < static_cast<int>(kept.size()) ? kept[static_cast<size_t>(c.index)] : v.history_nights;

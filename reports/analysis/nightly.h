@@ -27,7 +27,12 @@
 //      after the split that maximises the energy statistic, so its p is not
 //      a false-positive rate: tests/test_change_points.cpp measures that.
 //   4. A one-sided t-test (Satterthwaite's degrees of freedom) of tonight's
-//      level against the reference level; Holm's step-down procedure over
+//      level against the reference level; tonight may be several runs (a
+//      confirmation rerun after a first alarm): independent runs, so
+//      tonight's level is the mean of their levels and its variance a run
+//      level's over their number, Var = level/R + sum_k run_k / K^2 (K = 1:
+//      the one-run rule exactly; tests/test_nightly_simulation.cpp measures
+//      the rerun workflow's false alarms); Holm's step-down procedure over
 //      every series of the report keeps the whole report's false-alarm rate
 //      at family_alpha; a regression also needs a change beyond min_effect.
 //
@@ -60,6 +65,7 @@ enum class NightOutcome { regressed, improved, same, insufficient };
 struct NightSeries {
   std::vector<std::vector<double>> nights;  // the history, oldest first: each night's repeats
   std::vector<double> tonight;              // tonight's repeats
+  std::vector<std::vector<double>> reruns;  // tonight's further runs (each its repeats), judged with it
   Direction direction = Direction::higher_is_better;
   std::optional<KnownNoise> noise;          // a calibrate noise file's run-to-run sd for this series
 };
@@ -68,6 +74,8 @@ struct NightVerdict {
   NightOutcome outcome = NightOutcome::insufficient;
   int history_nights = 0;
   int reference_nights = 0;  // nights since the last change point (tonight's level's reference)
+  std::vector<int> reference;  // which history nights (index) those are
+  int tonight_runs = 1;        // runs behind tonight's level
   double tonight_level = std::numeric_limits<double>::quiet_NaN();     // log
   double reference_level = std::numeric_limits<double>::quiet_NaN();   // log, mean of the reference nights
   double change = std::numeric_limits<double>::quiet_NaN();            // exp(tonight - reference) - 1

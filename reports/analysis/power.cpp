@@ -29,14 +29,25 @@ std::vector<PowerPoint> detection_curve(const PowerSetup& p, const std::vector<d
   std::normal_distribution<double> z;
   const double shared_sd = std::sqrt(p.shared), own_sd = std::sqrt(1 - p.shared);
   // One night of every scenario; `shift[i]` moves scenario i's level (log).
-  auto night = [&](const std::vector<double>& shift, std::vector<std::vector<double>>& into) {
-    const double shared = z(rng);
+  // `zg` is the generator's own normal distribution: one shared between two
+  // streams would carry a cached draw from one into the other.
+  auto night_from = [&](std::mt19937_64& g, std::normal_distribution<double>& zg, const std::vector<double>& shift,
+                        std::vector<std::vector<double>>& into) {
+    const double shared = zg(g);
     into.assign(static_cast<size_t>(S), {});
     for (int i = 0; i < S; ++i) {
       const auto& n = sc[static_cast<size_t>(i)];
-      const double level = shift[static_cast<size_t>(i)] + n.between * (shared_sd * shared + own_sd * z(rng));
-      for (int k = 0; k < p.repeats; ++k) into[i].push_back(100.0 * (1 + i) * std::exp(level + n.within * z(rng)));
+      const double level = shift[static_cast<size_t>(i)] + n.between * (shared_sd * shared + own_sd * zg(g));
+      for (int k = 0; k < p.repeats; ++k) into[i].push_back(100.0 * (1 + i) * std::exp(level + n.within * zg(g)));
     }
+  };
+  auto night = [&](const std::vector<double>& shift, std::vector<std::vector<double>>& into) {
+    night_from(rng, z, shift, into);
+  };
+  auto any_regressed = [](const std::vector<NightVerdict>& v) {
+    for (const auto& x : v)
+      if (x.outcome == NightOutcome::regressed) return true;
+    return false;
   };
   const std::vector<double> none(static_cast<size_t>(S), 0.0);
   for (double slowdown : slowdowns) {
@@ -58,10 +69,22 @@ std::vector<PowerPoint> detection_curve(const PowerSetup& p, const std::vector<d
       }
       night(tonight, nt);
       for (int i = 0; i < S; ++i) series[i].tonight = nt[i];
-      const auto v = judge_nights(series, p.rule);
+      auto v = judge_nights(series, p.rule);
+      bool alarm = any_regressed(v);
+      point.first_alarms += alarm;
+      if (alarm && p.reruns > 0) {
+        // The confirmation: more runs of tonight, each with luck of its own,
+        // judged together with the first.
+        std::mt19937_64 again(p.seed ^ (0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(t + 1)));
+        std::normal_distribution<double> z_again;
+        for (int k = 0; k < p.reruns; ++k) {
+          night_from(again, z_again, tonight, nt);
+          for (int i = 0; i < S; ++i) series[i].reruns.push_back(nt[i]);
+        }
+        v = judge_nights(series, p.rule);
+        alarm = any_regressed(v);
+      }
       point.caught += v[static_cast<size_t>(slowed)].outcome == NightOutcome::regressed;
-      bool alarm = false;
-      for (const auto& x : v) alarm = alarm || x.outcome == NightOutcome::regressed;
       point.whole_report_alarms += alarm;
     }
     out.push_back(point);

@@ -37,6 +37,12 @@ struct PowerSetup {
   double outlier = 0;       // a relative shift (-0.4: a night 40 % slower) of one history night of
                             // another scenario than the slowed one, mid-window; 0: none
   int trials = 2000;
+  // The confirmation workflow: a night whose first run alarms (any scenario
+  // regressed) is run `reruns` more times, as independent runs (fresh luck of
+  // their own, from their own seeded stream so the draws of every other night
+  // stay as they were), and alarms only if the judgement of all its runs
+  // together (NightSeries::reruns) alarms too; 0: no confirmation.
+  int reruns = 0;
   uint64_t seed = 20261201;
   NightlyRule rule;
   // The scenarios as simulated (from `noise`, or `scenarios` alike).
@@ -47,8 +53,9 @@ struct PowerPoint {
   double slowdown = 0;           // of the slowed scenario, relative (0.15 = 15 % fewer samples/s)
   int slowed = 0;                // which scenario
   int trials = 0;
-  int caught = 0;                // nights that scenario regressed
+  int caught = 0;                // nights that scenario regressed (confirmed, with reruns)
   int whole_report_alarms = 0;   // nights any scenario regressed: for slowdown 0, the false alarms
+  int first_alarms = 0;          // nights the first run alarmed (before confirmation; = whole_report_alarms without)
   double caught_rate() const { return trials ? static_cast<double>(caught) / trials : 0; }
   double alarm_rate() const { return trials ? static_cast<double>(whole_report_alarms) / trials : 0; }
 };
