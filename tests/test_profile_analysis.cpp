@@ -5,6 +5,9 @@
 
 #include "core/measure/op_profile.h"
 #include "reports/analysis/profile.h"
+#include "reports/views/profile_views.h"
+#include "reports/views/table.h"
+#include "reports/views/vega.h"
 
 namespace {
 
@@ -103,4 +106,46 @@ TEST_CASE("profile_diff: a slowed operator is named first, with its share of the
   CHECK(d.operators[0].share == doctest::Approx(1.0));
   CHECK(d.categories[0].name == "matmul");
   CHECK(ftb::describe_diff(d, 2).find("operators: aten::addmm +30.00 ms (100 %)") != std::string::npos);
+}
+
+namespace {
+
+ftb::ScenarioResult profiled_row(const std::string& name, int64_t addmm_ms) {
+  ftb::ScenarioResult r;
+  r.scenario = name;
+  r.status = ftb::Status::ok;
+  r.wall_time_s = 1;
+  r.profile = ftb::summarize_profile(one_step(0, addmm_ms), false);
+  r.profile->trace = "profiles/" + name + ".trace.json.gz";
+  return r;
+}
+
+}  // namespace
+
+// Fails if a report without profiles grew a profile table, chart or console
+// lines (old reports must render as before), or if a profiled report's views
+// miss the top operator, the chart or the change against baseline.
+TEST_CASE("profile views: only reports with profiles get the table, the chart and the console lines") {
+  ftb::Report plain;
+  plain.results = {profiled_row("baseline", 0), profiled_row("slowed", 30)};
+  for (auto& r : plain.results) r.profile.reset();
+  CHECK_FALSE(ftb::profile_table(plain));
+  CHECK_FALSE(ftb::profile_chart_spec(plain, "sub"));
+  CHECK(ftb::vega_specs(plain).count("profile") == 0);
+  CHECK(ftb::profile_console_lines(plain, 120).empty());
+  CHECK(ftb::speedup_table_markdown(plain).find("Operator profiles") == std::string::npos);
+
+  ftb::Report profiled;
+  profiled.results = {profiled_row("baseline", 0), profiled_row("slowed", 30)};
+  const auto table = ftb::profile_table(profiled);
+  REQUIRE(table);
+  REQUIRE(table->rows.size() == 3);
+  CHECK(table->rows[1][4].find("aten::addmm") == 0);
+  CHECK(table->rows[2][6].find("+30.00 ms: matmul +30.00 ms (100 %)") == 0);
+  const auto spec = ftb::profile_chart_spec(profiled, "sub");
+  REQUIRE(spec);
+  CHECK((*spec)["data"]["values"].size() >= 4);
+  CHECK(ftb::vega_specs(profiled).count("profile") == 1);
+  CHECK(ftb::profile_console_lines(profiled, 120).find("- slowed: aten::addmm") != std::string::npos);
+  CHECK(ftb::speedup_table_markdown(profiled).find("Operator profiles") != std::string::npos);
 }

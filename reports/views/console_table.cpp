@@ -5,6 +5,7 @@
 
 #include "core/base/text_format.h"
 #include "reports/analysis/intervals.h"
+#include "reports/views/profile_views.h"
 #include "reports/views/table.h"
 
 namespace ftb {
@@ -45,6 +46,7 @@ std::string console_table(const Report& report, const std::string& baseline) {
     out += "\nNot run here:\n";
     for (const auto& n : notes.not_run) out += wrap_text("- " + n, kConsoleWidth, 2) + "\n";
   }
+  out += profile_console_lines(report, kConsoleWidth);
   out += "\n" + wrap_text("speed-up: " + baseline + "'s wall time over the row's; [interval; coverage] over this "
                           "run's repeats (r2r: run-to-run, from --noise). Every column, the ladder, the phases and "
                           "the memory per rank: table.md and index.html.",

@@ -2,6 +2,7 @@
 #include "reports/views/ladder.h"
 #include "reports/views/memory_table.h"
 #include "reports/views/phase_table.h"
+#include "reports/views/profile_views.h"
 
 #include "reports/views/report_labels.h"
 #include "reports/views/table.h"
@@ -183,6 +184,8 @@ std::string report_page_html(const Report& report, const std::vector<PageChart>&
   if (const auto rungs = ladder_table(report, baseline)) out += "<h2>Ladder</h2>\n" + table_html(*rungs, "ladder");
   if (const auto phases = phase_table(report)) out += "<h2>Where the time goes</h2>\n" + table_html(*phases, "phases");
   if (const auto memory = memory_table(report)) out += "<h2>Memory per rank</h2>\n" + table_html(*memory, "memory");
+  if (const auto profiles = profile_table(report, baseline))
+    out += "<h2>Operator profiles</h2>\n" + table_html(*profiles, "profiles");
   out += "<h2>Charts</h2>\n" + charts_html(charts);
   out += "<h2>Environment</h2>\n<div id=\"environment\">";
   append_value(out, report.environment.facts());

@@ -10,6 +10,7 @@
 #include "reports/analysis/parity.h"
 #include "reports/views/memory_table.h"
 #include "reports/views/phase_table.h"
+#include "reports/views/profile_views.h"
 #include "reports/views/report_labels.h"
 
 #include <algorithm>
@@ -240,6 +241,8 @@ std::string speedup_table_markdown(const Report& report, const std::string& base
     out += "\n" + format_table(phases->rows, phases->right, TableStyle::markdown) + "\n" + phases->notes;
   if (const auto memory = memory_table(report))
     out += "\n" + format_table(memory->rows, memory->right, TableStyle::markdown) + "\n" + memory->notes;
+  if (const auto profiles = profile_table(report, baseline))
+    out += "\n" + format_table(profiles->rows, profiles->right, TableStyle::markdown) + "\n" + profiles->notes;
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include "reports/views/vega.h"
 
 #include "reports/analysis/intervals.h"
+#include "reports/views/profile_views.h"
 #include "reports/views/report_labels.h"
 #include "reports/analysis/statistics.h"
 #include "reports/views/table.h"
@@ -400,6 +401,7 @@ std::map<std::string, json> vega_specs(const Report& report, const std::string& 
   specs["epochs"] = epochs_chart(report, sub);
   specs["loss"] = loss_chart(report, sub);
   specs["step_time"] = step_time_chart(report, sub);
+  if (auto profile = profile_chart_spec(report, sub)) specs["profile"] = std::move(*profile);  // `run --profile` only
   return specs;
 }
 

@@ -35,9 +35,11 @@ inline constexpr size_t kLossChartMaxPoints = 500;
 //                  over all ranks; evenly subsampled to kLossChartMaxPoints)
 //   step_time      distribution of the recorded step times after warm-up
 //                  (box p25-p75, median, whiskers p1-p99)
+//   profile        ms per profiled step by operator category, stacked, per
+//                  row (only in reports with profiles: profile_views.h)
 // Bars and boxes are in report order. kChartOrder: the order a page shows them.
 inline constexpr const char* kChartOrder[] = {"speedup", "wall_time", "throughput", "test_accuracy",
-                                              "epochs",  "loss",      "step_time"};
+                                              "epochs",  "loss",      "step_time", "profile"};
 std::map<std::string, nlohmann::json> vega_specs(const Report& report, const std::string& baseline = "baseline");
 
 // Several reports (machines, builds): training samples/s by scenario, one
