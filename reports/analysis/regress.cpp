@@ -142,13 +142,16 @@ Outcome outcome_of(stats::NightOutcome o) {
 
 void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vector<RunRepeats>>& history,
                   const std::vector<std::vector<RepeatSample>>& tonight, const stats::NightlyRule& rule,
-                  const std::vector<const NoiseEstimate*>& noise) {
+                  const std::vector<const NoiseEstimate*>& noise,
+                  const std::vector<std::vector<std::vector<RepeatSample>>>& reruns) {
   std::vector<stats::NightSeries> series;
   for (size_t i = 0; i < rows.size(); ++i) {
     const Metric m = rows[i]->metric;
     stats::NightSeries s;
     for (const auto& run : history[i]) s.nights.push_back(metric_values(run.repeats, m));
     s.tonight = metric_values(tonight[i], m);
+    if (i < reruns.size())
+      for (const auto& run : reruns[i]) s.reruns.push_back(metric_values(run, m));
     s.direction = metric_direction(m);
     if (noise[i] && noise[i]->run_cv > 0) s.noise = known_noise(*noise[i]);
     series.push_back(std::move(s));
@@ -161,10 +164,14 @@ void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vect
     v.reference_runs = static_cast<int>(runs.size());
     v.reference_n = 0;
     for (const auto& r : runs) v.reference_n += static_cast<int>(r.repeats.size());
-    v.current_n = static_cast<int>(series[i].tonight.size());
-    v.current_median = v.current_n ? stats::median(series[i].tonight) : v.current_median;
+    std::vector<double> all_tonight = series[i].tonight;
+    for (const auto& run : series[i].reruns) all_tonight.insert(all_tonight.end(), run.begin(), run.end());
+    v.current_n = static_cast<int>(all_tonight.size());
+    v.current_runs = static_cast<int>(1 + series[i].reruns.size());
+    v.current_median = v.current_n ? stats::median(all_tonight) : v.current_median;
     v.outcome = outcome_of(n.outcome);
     v.level_runs = n.reference_nights;
+    v.reference_index.assign(n.reference.begin(), n.reference.end());
     if (std::isfinite(n.reference_level)) v.reference_median = std::exp(n.reference_level);
     v.change = n.change;
     v.p = n.p_worse;
@@ -184,6 +191,7 @@ void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vect
       v.note = n.note;
     else
       v.note = format_double("t-test vs %.0f night(s) since the last change point", n.reference_nights) +
+               (v.current_runs > 1 ? format_double(", tonight the mean of %.0f runs' levels", v.current_runs) : "") +
                (n.own_spread ? " (its own spread: noisier than the pool)" : "") +
                format_double(", within-run sd %.2g %%", 100 * n.within_sd) +
                format_double(", between-night sd %.2g %%", 100 * n.between_sd);
@@ -252,23 +260,49 @@ std::string rule_text(const RegressOptions& o, bool from_history) {
                   : std::string());
 }
 
-// Rows for every ok scenario of tonight: throughput judged by `throughput`
-// (all scenarios at once), accuracy and memory by their thresholds.
-void judge_scenarios(RegressSummary& s, const Report& current, const RegressOptions& o,
+// Tonight's runs of one scenario: the first report's repeats, then each
+// further report's (its reruns).
+struct TonightRuns {
+  std::vector<RepeatSample> first;
+  std::vector<std::vector<RepeatSample>> reruns;
+  std::vector<RepeatSample> pooled() const {
+    std::vector<RepeatSample> all = first;
+    for (const auto& r : reruns) all.insert(all.end(), r.begin(), r.end());
+    return all;
+  }
+};
+
+using ThroughputJudge = std::function<void(std::vector<MetricVerdict*>&, const std::vector<std::vector<RunRepeats>>&,
+                                           const std::vector<TonightRuns>&, const std::vector<const NoiseEstimate*>&)>;
+
+// Rows for every ok scenario of tonight's first report: throughput judged by
+// `throughput` (all scenarios at once, every run of tonight that has the
+// scenario ok), accuracy and memory by their thresholds on the pooled
+// repeats; then, beside each regressed row, what changed between its
+// reference runs and tonight's (suspects.h).
+void judge_scenarios(RegressSummary& s, const std::vector<Report>& current, const std::vector<std::string>& where,
+                     const RegressOptions& o,
                      const std::function<std::vector<RunRepeats>(const std::string&)>& reference, bool from_history,
-                     const std::function<void(std::vector<MetricVerdict*>&, const std::vector<std::vector<RunRepeats>>&,
-                                              const std::vector<std::vector<RepeatSample>>&,
-                                              const std::vector<const NoiseEstimate*>&)>& throughput) {
-  const JudgeContext ctx = context_for(o, current);
-  std::vector<std::vector<RunRepeats>> refs;
-  std::vector<std::vector<RepeatSample>> tonight;
+                     const ThroughputJudge& throughput) {
+  const JudgeContext ctx = context_for(o, current.front());
+  std::vector<std::vector<RunRepeats>> refs;  // per statistical row
+  std::vector<TonightRuns> tonight;
   std::vector<const NoiseEstimate*> noise;
   std::vector<size_t> statistical;  // row indices
-  for (const auto& r : current.results) {
+  std::vector<std::vector<RunRepeats>> row_refs;  // per row: its reference runs (what changed)
+  for (const auto& r : current.front().results) {
     if (r.status != Status::ok) {
       s.notes.push_back(r.scenario + ": " + to_string(r.status) + " tonight (" + r.reason + "), not judged");
       continue;
     }
+    TonightRuns runs;
+    runs.first = r.repeats;
+    for (size_t k = 1; k < current.size(); ++k) {
+      const ScenarioResult* again = find_result(current[k], r.scenario);
+      if (again && again->status == Status::ok && !again->repeats.empty()) runs.reruns.push_back(again->repeats);
+      else s.notes.push_back(r.scenario + ": not ok in " + where[k] + ", judged on tonight's other runs");
+    }
+    const std::vector<RepeatSample> pooled = runs.pooled();
     auto ref = reference(r.scenario);
     std::vector<std::vector<RepeatSample>> ref_repeats;
     for (const auto& run : ref) ref_repeats.push_back(run.repeats);
@@ -280,39 +314,100 @@ void judge_scenarios(RegressSummary& s, const Report& current, const RegressOpti
         v.reference_runs = static_cast<int>(ref.size());
         if (ref.empty()) v.note = from_history ? "no run of this machine, preset and config in the history"
                                                : "not in the baseline";
-        v.current_n = static_cast<int>(r.repeats.size());
-        if (!r.repeats.empty()) v.current_median = stats::median(metric_values(r.repeats, m));
+        v.current_n = static_cast<int>(pooled.size());
+        v.current_runs = static_cast<int>(1 + runs.reruns.size());
+        if (!pooled.empty()) v.current_median = stats::median(metric_values(pooled, m));
         if (!ref.empty()) {
           statistical.push_back(s.rows.size());
           refs.push_back(ref);
-          tonight.push_back(r.repeats);
+          tonight.push_back(runs);
           noise.push_back(o.noise ? find_noise(*o.noise, r.scenario, m) : nullptr);
         }
       } else {
-        v = judge_threshold(m, ref_repeats, from_history, r.repeats, ctx);
+        v = judge_threshold(m, ref_repeats, from_history, pooled, ctx);
+        v.current_runs = static_cast<int>(1 + runs.reruns.size());
+        for (size_t k = 0; k < ref.size(); ++k) v.reference_index.push_back(k);
       }
       v.scenario = r.scenario;
       v.gating = o.fail_on.count(g) > 0;
       s.rows.push_back(std::move(v));
+      row_refs.push_back(ref);
     }
   }
   std::vector<MetricVerdict*> rows;
   for (size_t i : statistical) rows.push_back(&s.rows[i]);
   if (!rows.empty()) throughput(rows, refs, tonight, noise);
+
+  // What changed, beside each regressed row: its reference runs against
+  // every run of tonight.
+  std::vector<RunFacts> tonight_facts;
+  for (const auto& c : current) tonight_facts.push_back(run_facts(c.environment, c.config));
+  for (size_t i = 0; i < s.rows.size(); ++i) {
+    MetricVerdict& v = s.rows[i];
+    if (v.outcome != Outcome::regressed) continue;
+    std::vector<RunFacts> before;
+    for (size_t k : v.reference_index)
+      if (k < row_refs[i].size()) before.push_back(row_refs[i][k].run.facts);
+    v.what_changed = what_changed(before, tonight_facts);
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Tonight's reports: each read and checked; every one after the first of the
+// same machine, preset and config as the first (InputError naming it).
+std::vector<Report> read_tonight(const std::vector<NamedReport>& current, const RegressOptions& o) {
+  if (current.empty()) throw std::invalid_argument("regress: no current report");
+  std::vector<Report> out;
+  for (const auto& c : current) out.push_back(read_checked(c.json, c.where));
+  const RunKey first = run_key(out.front(), current.front().where, o.machine);
+  for (size_t k = 1; k < out.size(); ++k) {
+    const RunKey key = run_key(out[k], current[k].where, o.machine);
+    if (key.machine != first.machine)
+      input_error(current[k].where, "ran on machine '" + key.machine + "', " + current.front().where + " on '" +
+                                        first.machine + "': tonight's runs must be of one machine");
+    if (key.preset != first.preset || key.config_hash != first.config_hash)
+      input_error(current[k].where, "preset or config differs from " + current.front().where + "'s: " +
+                                        names_for_message(config_differences(out.front().config, out[k].config), 4) +
+                                        (key.preset != first.preset ? " (preset)" : ""));
+  }
+  return out;
+}
+
+std::string tonight_words(const std::vector<NamedReport>& current) {
+  std::string s;
+  for (const auto& c : current) s += (s.empty() ? "" : ", ") + c.where;
+  if (current.size() > 1) s += " (" + std::to_string(current.size()) + " runs of tonight, judged together)";
+  return s;
 }
 
 }  // namespace
 
 RegressSummary regress_vs_history(const HistoryStore& store, const std::string& store_path, const json& current_json,
                                   const std::string& current_where, const RegressOptions& o) {
-  const Report current = read_checked(current_json, current_where);
+  return regress_vs_history(store, store_path, std::vector<NamedReport>{{current_json, current_where}}, o);
+}
+
+RegressSummary regress_vs_history(const HistoryStore& store, const std::string& store_path,
+                                  const std::vector<NamedReport>& tonight, const RegressOptions& o) {
+  const std::vector<Report> reports = read_tonight(tonight, o);
+  const Report& current = reports.front();
+  const std::string& current_where = tonight.front().where;
   const RunKey key = run_key(current, current_where, o.machine);
-  const std::string exclude = report_hash(current_json);
+  std::vector<std::string> exclude;
+  for (const auto& t : tonight) exclude.push_back(report_hash(t.json));
   check_noise_matches(o, key, current_where);
 
   // A report of another preset or config than every run of its machine is a
   // mistake to name, not an empty window to shrug at.
-  const auto on_machine = store.runs_on_machine(key.machine, exclude);
+  auto on_machine = store.runs_on_machine(key.machine, exclude.front());
+  on_machine.erase(std::remove_if(on_machine.begin(), on_machine.end(),
+                                  [&](const HistoryRun& r) {
+                                    return std::find(exclude.begin(), exclude.end(), r.report_hash) != exclude.end();
+                                  }),
+                   on_machine.end());
   bool same_series = false;
   const HistoryRun* same_preset = nullptr;
   std::vector<std::string> presets;
@@ -332,8 +427,10 @@ RegressSummary regress_vs_history(const HistoryStore& store, const std::string& 
                                    "): " + names_for_message(config_differences(old_config, current.config), 4) + hint);
   }
 
-  RegressSummary s = judge_vs_history(store, current, key, exclude, nullptr, o);
-  s.current = current_where;
+  std::vector<std::string> where;
+  for (const auto& t : tonight) where.push_back(t.where);
+  RegressSummary s = judge_vs_history(store, reports, where, key, exclude, nullptr, o);
+  s.current = tonight_words(tonight);
   s.reference = "history " + store_path + " (last " + std::to_string(o.window) + " runs of machine '" + key.machine +
                 "', preset '" + key.preset + "', config " + key.config_hash + ")";
   s.rule = rule_text(o, true);
@@ -343,9 +440,16 @@ RegressSummary regress_vs_history(const HistoryStore& store, const std::string& 
 
 RegressSummary judge_vs_history(const HistoryStore& store, const Report& current, const RunKey& key,
                                 const std::string& exclude, const HistoryRun* before, const RegressOptions& o) {
+  return judge_vs_history(store, std::vector<Report>{current}, {std::string()}, key, {exclude}, before, o);
+}
+
+RegressSummary judge_vs_history(const HistoryStore& store, const std::vector<Report>& current,
+                                const std::vector<std::string>& where, const RunKey& key,
+                                const std::vector<std::string>& exclude, const HistoryRun* before,
+                                const RegressOptions& o) {
   RegressSummary s;
   judge_scenarios(
-      s, current, o,
+      s, current, where, o,
       [&](const std::string& scenario) {
         auto runs = store.window(key, scenario, o.window, exclude, before);
         std::reverse(runs.begin(), runs.end());  // oldest first: a series
@@ -353,15 +457,28 @@ RegressSummary judge_vs_history(const HistoryStore& store, const Report& current
       },
       true,
       [&](std::vector<MetricVerdict*>& rows, const std::vector<std::vector<RunRepeats>>& refs,
-          const std::vector<std::vector<RepeatSample>>& tonight, const std::vector<const NoiseEstimate*>& noise) {
-        judge_series(rows, refs, tonight, o.rule, noise);
+          const std::vector<TonightRuns>& tonight, const std::vector<const NoiseEstimate*>& noise) {
+        std::vector<std::vector<RepeatSample>> first;
+        std::vector<std::vector<std::vector<RepeatSample>>> reruns;
+        for (const auto& t : tonight) {
+          first.push_back(t.first);
+          reruns.push_back(t.reruns);
+        }
+        judge_series(rows, refs, first, o.rule, noise, reruns);
       });
   return s;
 }
 
 RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, const json& current_json,
                                    const std::string& current_where, const RegressOptions& o) {
-  const Report current = read_checked(current_json, current_where);
+  return regress_vs_baseline(baselines, std::vector<NamedReport>{{current_json, current_where}}, o);
+}
+
+RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, const std::vector<NamedReport>& tonight,
+                                   const RegressOptions& o) {
+  const std::vector<Report> reports = read_tonight(tonight, o);
+  const Report& current = reports.front();
+  const std::string& current_where = tonight.front().where;
   const RunKey ck = run_key(current, current_where, o.machine);
   std::vector<Report> base;
   std::string names;
@@ -380,13 +497,15 @@ RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, co
   }
   check_noise_matches(o, ck, current_where);
   RegressSummary s;
-  s.current = current_where;
+  s.current = tonight_words(tonight);
   s.reference = std::string(baselines.size() == 1 ? "baseline " : "baseline runs ") + names;
   s.from_history = false;
   s.rule = rule_text(o, false);
   for (const auto& m : machines) s.notes.push_back("a baseline ran on '" + m + "', tonight on '" + ck.machine + "'");
+  std::vector<std::string> where;
+  for (const auto& t : tonight) where.push_back(t.where);
   judge_scenarios(
-      s, current, o,
+      s, reports, where, o,
       [&](const std::string& scenario) {
         std::vector<RunRepeats> runs;
         for (size_t k = 0; k < base.size(); ++k) {
@@ -394,6 +513,7 @@ RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, co
           if (!r || r->status != Status::ok || r->repeats.empty()) continue;
           RunRepeats rr;
           rr.run.source = baselines[k].where;
+          rr.run.facts = run_facts(base[k].environment, base[k].config);
           rr.repeats = r->repeats;
           runs.push_back(std::move(rr));
         }
@@ -401,7 +521,7 @@ RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, co
       },
       false,
       [&](std::vector<MetricVerdict*>& rows, const std::vector<std::vector<RunRepeats>>& refs,
-          const std::vector<std::vector<RepeatSample>>& tonight, const std::vector<const NoiseEstimate*>& noise) {
+          const std::vector<TonightRuns>& tonight_runs, const std::vector<const NoiseEstimate*>& noise) {
         std::vector<double> p_worse, p_better;
         std::vector<stats::LevelDifference> diffs;
         for (size_t i = 0; i < rows.size(); ++i) {
@@ -412,9 +532,12 @@ RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, co
             levels.push_back(stats::run_level(metric_values(run.repeats, m)));
             n += static_cast<int>(run.repeats.size());
           }
+          // Tonight's runs are runs of their own: one level each.
+          std::vector<double> tonight_levels = {stats::run_level(metric_values(tonight_runs[i].first, m))};
+          for (const auto& run : tonight_runs[i].reruns) tonight_levels.push_back(stats::run_level(metric_values(run, m)));
           std::optional<stats::KnownNoise> known;
           if (noise[i] && noise[i]->run_cv > 0) known = known_noise(*noise[i]);
-          const auto d = stats::compare_levels(levels, {stats::run_level(metric_values(tonight[i], m))}, known);
+          const auto d = stats::compare_levels(levels, tonight_levels, known);
           const bool higher = metric_direction(m) == stats::Direction::higher_is_better;
           p_worse.push_back(d.basis == stats::NoiseBasis::none ? NAN : higher ? d.p_down : d.p_up);
           p_better.push_back(d.basis == stats::NoiseBasis::none ? NAN : higher ? d.p_up : d.p_down);
@@ -425,6 +548,8 @@ RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, co
           v.change = std::expm1(d.diff);
           v.p = p_worse.back();
           v.df = d.df;
+          v.reference_index.clear();
+          for (size_t k = 0; k < levels.size(); ++k) v.reference_index.push_back(k);
           if (!std::isfinite(d.diff))
             v.note = "a run with a throughput of 0 has no level: not judged";
           else if (d.basis == stats::NoiseBasis::none)
@@ -447,6 +572,41 @@ RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, co
       });
   return s;
 }
+
+namespace {
+
+// Beside the regressed rows: what changed between their reference runs and
+// tonight's, rows with the same answer named together.
+std::string what_changed_markdown(const RegressSummary& s) {
+  std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> groups;  // lines -> rows
+  std::vector<int> reference_runs;
+  for (const auto& r : s.rows) {
+    if (r.outcome != Outcome::regressed) continue;
+    const auto lines = what_changed_lines(r.what_changed);
+    const std::string what = r.scenario + " " + to_string(r.metric);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == lines; });
+    if (it == groups.end()) {
+      groups.push_back({lines, {what}});
+      reference_runs.push_back(static_cast<int>(r.reference_index.size()));
+    } else {
+      it->second.push_back(what);
+    }
+  }
+  if (groups.empty()) return "";
+  std::string out = "\n### What changed (recorded facts that differ, most decisive first)\n";
+  for (size_t g = 0; g < groups.size(); ++g) {
+    out += "\n" + names_for_message(groups[g].second, groups[g].second.size()) + ": the " +
+           std::to_string(reference_runs[g]) + (reference_runs[g] == 1 ? " run" : " runs") +
+           " behind the reference level against tonight's " +
+           (s.rows.empty() || s.rows.front().current_runs == 1 ? std::string("run")
+                                                               : std::to_string(s.rows.front().current_runs) + " runs") +
+           ":\n";
+    for (const auto& line : groups[g].first) out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string regress_markdown(const RegressSummary& s) {
   std::string out = "## ftbench regress\n\n";
@@ -477,6 +637,7 @@ std::string regress_markdown(const RegressSummary& s) {
     if (r.gating && r.outcome == Outcome::regressed) gating.push_back(r.scenario + " " + to_string(r.metric));
   out += gating.empty() ? "**Result: no regression.**\n"
                         : "**Result: REGRESSED** (" + names_for_message(gating, gating.size()) + ").\n";
+  out += what_changed_markdown(s);
   out += "\nRule: " + s.rule + "\n";
   // Insufficient rows grouped by reason, so 9 scenarios of 3 repeats make one line.
   std::vector<std::pair<std::string, std::vector<std::string>>> reasons;  // reason -> what, in row order

@@ -16,6 +16,14 @@
 //     the baseline runs (two or more) and/or a calibrate noise file; with one
 //     baseline run and no noise file nothing estimates it, and the verdict is
 //     "cannot tell from one run a side", never a guess from repeats.
+//   Tonight may be several runs (`--current R1 R2 ...`, a confirmation rerun
+//     after a first alarm): independent runs of one machine, preset and
+//     config, each its own level; the history rule takes the mean of their
+//     levels with a run level's variance over their number (nightly.h), the
+//     baseline rule compares the two sides' runs (two_level.h). The
+//     thresholds below use the runs' pooled repeats.
+//   Beside each regressed row: what changed (suspects.h) between the runs
+//     its reference level came from and tonight's runs.
 //   accuracy    test_acc, median drop beyond the preset's accuracy tolerance
 //               (2 points; 0.5 on paper; reports/analysis/intervals.h).
 //   memory      peak_bytes, median growth beyond the minimum effect.
@@ -33,6 +41,7 @@
 #include "reports/analysis/nightly.h"
 #include "reports/analysis/noise.h"
 #include "reports/analysis/statistics.h"
+#include "reports/analysis/suspects.h"
 
 namespace ftb {
 
@@ -66,6 +75,12 @@ struct MetricVerdict {
   std::string note;    // why insufficient, which rule decided
   std::vector<std::string> steps;  // level changes the history shows: "-15.2 % from c3 (time) to c4 (time)"
   std::vector<std::string> left_out;  // history runs without a value > 0, left out of a judged row
+  int current_runs = 1;                 // tonight's runs behind current_n
+  std::vector<size_t> reference_index;  // the reference runs (index into the row's window) behind its level
+  // Regressed rows: the facts that differ between those reference runs and
+  // tonight's runs, most decisive first (environment suspects; the profile
+  // diffs will add operator suspects of their own kind).
+  WhatChanged what_changed;
 };
 
 // The threshold rules for accuracy and memory: `reference` the runs'
@@ -75,9 +90,11 @@ MetricVerdict judge_threshold(Metric m, const std::vector<std::vector<RepeatSamp
 // Tonight's throughput rows of a report against their series (history,
 // oldest first): the nightly rule over all of them at once (Holm), the
 // verdicts in the rows' order. Each row's scenario and gating are kept.
+// `reruns`: per row, tonight's further runs (empty: one run tonight).
 void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vector<RunRepeats>>& history,
                   const std::vector<std::vector<RepeatSample>>& tonight, const stats::NightlyRule& rule,
-                  const std::vector<const NoiseEstimate*>& noise);
+                  const std::vector<const NoiseEstimate*>& noise,
+                  const std::vector<std::vector<std::vector<RepeatSample>>>& reruns = {});
 
 struct RegressOptions {
   int window = 20;
@@ -90,6 +107,12 @@ struct RegressOptions {
   const NoiseFile* noise = nullptr;
   std::string noise_path;  // for messages
   std::string machine;     // overrides the derived machine key
+};
+
+// A report as read, with where it came from (for messages).
+struct NamedReport {
+  nlohmann::json json;
+  std::string where;
 };
 
 struct RegressSummary {
@@ -107,6 +130,10 @@ struct RegressSummary {
 RegressSummary regress_vs_history(const HistoryStore& store, const std::string& store_path,
                                   const nlohmann::json& current_json, const std::string& current_where,
                                   const RegressOptions& options);
+// Tonight as several runs (the first's scenarios are judged; each further
+// run of the same machine, preset and config, InputError naming it if not).
+RegressSummary regress_vs_history(const HistoryStore& store, const std::string& store_path,
+                                  const std::vector<NamedReport>& tonight, const RegressOptions& options);
 // The rows `regress --history` gives `current`: every ok scenario against
 // its window of `store` (HistoryStore::window: the newest o.window runs of
 // `key` with repeats of it, leaving out `exclude`, and with `before` only the
@@ -117,14 +144,18 @@ RegressSummary regress_vs_history(const HistoryStore& store, const std::string& 
 // tonight, `before` it, so both give a night the same verdict.
 RegressSummary judge_vs_history(const HistoryStore& store, const Report& current, const RunKey& key,
                                 const std::string& exclude, const HistoryRun* before, const RegressOptions& o);
+// The same for tonight's several runs (`where` names them in notes), leaving
+// out every run of `exclude`.
+RegressSummary judge_vs_history(const HistoryStore& store, const std::vector<Report>& current,
+                                const std::vector<std::string>& where, const RunKey& key,
+                                const std::vector<std::string>& exclude, const HistoryRun* before,
+                                const RegressOptions& o);
 
 // One or more baseline runs (reports of the same preset and config).
-struct NamedReport {
-  nlohmann::json json;
-  std::string where;
-};
 RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, const nlohmann::json& current_json,
                                    const std::string& current_where, const RegressOptions& options);
+RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, const std::vector<NamedReport>& tonight,
+                                   const RegressOptions& options);
 
 std::string regress_markdown(const RegressSummary& s);
 

@@ -92,10 +92,21 @@ std::vector<TrendPoint> trend(const std::string& scenario, const std::vector<Run
           members.push_back(j);
           levels.push_back(stats::run_level(metric_values(series[j].repeats, m)));
         }
-      for (const auto& c : stats::change_points(levels, o.rule.change_points)) {
+      const auto steps = stats::change_points(levels, o.rule.change_points);
+      for (size_t k = 0; k < steps.size(); ++k) {
+        const auto& c = steps[k];
         TrendPoint& at = out[members[static_cast<size_t>(c.index)]];
         at.change_point = true;
         at.step = std::expm1(c.after - c.before);
+        // What changed across it: the runs of the level before against the
+        // runs of the level after (each up to the neighbouring change point).
+        const size_t from = k == 0 ? 0 : static_cast<size_t>(steps[k - 1].index);
+        const size_t mid = static_cast<size_t>(c.index);
+        const size_t to = k + 1 < steps.size() ? static_cast<size_t>(steps[k + 1].index) : members.size();
+        std::vector<RunFacts> before, after;
+        for (size_t j = from; j < mid; ++j) before.push_back(series[members[j]].run.facts);
+        for (size_t j = mid; j < to; ++j) after.push_back(series[members[j]].run.facts);
+        at.what_changed = what_changed(before, after);
       }
     }
   }
@@ -135,7 +146,10 @@ std::string trend_markdown(const std::string& scenario, Metric m, const std::vec
           from = points[j].run.git_commit + " (" + points[j].run.time + ")";
           break;
         }
-      steps.push_back(percent(p.step) + " between " + from + " and " + p.run.git_commit + " (" + p.run.time + ")");
+      std::string step = percent(p.step) + " between " + from + " and " + p.run.git_commit + " (" + p.run.time + ")";
+      // What changed across it, indented under the step.
+      for (const auto& line : what_changed_lines(p.what_changed)) step += "\n  " + line;
+      steps.push_back(step);
     }
     rows.push_back({p.run.time, p.run.git_commit, p.run.machine, p.run.preset, p.run.config_hash,
                     std::to_string(p.median.n), format_interval(p.median, "%.4g"), verdict, cp});
@@ -144,7 +158,8 @@ std::string trend_markdown(const std::string& scenario, Metric m, const std::vec
                     format_table(rows, {false, false, false, false, false, true, true, false, false},
                                  TableStyle::markdown);
   if (!steps.empty()) {
-    out += "\nChange points (E-divisive means + t-test over each series' run medians):\n";
+    out += "\nChange points (E-divisive means + t-test over each series' run medians), each with the recorded facts "
+           "that differ between the runs of the level before and those of the level after, most decisive first:\n";
     for (const auto& s : steps) out += "- " + s + "\n";
   }
   return out;

@@ -3,7 +3,9 @@
 // tonight against the runs before it (regress.h's judge_vs_history: the same
 // window, key, family of scenarios and rule, so a night carries one verdict
 // whichever command shows it), and the change points of each series
-// (machine, preset, config), for `history show`'s table and the trend chart
+// (machine, preset, config) with what changed across each (suspects.h: the
+// recorded facts that differ between the runs of the level before and of the
+// level after), for `history show`'s table and the trend chart
 // (reports/views/trend_chart.h).
 #pragma once
 
@@ -14,6 +16,7 @@
 #include "reports/analysis/metrics.h"
 #include "reports/analysis/regress.h"
 #include "reports/analysis/statistics.h"
+#include "reports/analysis/suspects.h"
 
 namespace ftb {
 
@@ -23,6 +26,7 @@ struct TrendPoint {
   MetricVerdict verdict;   // regress's row for it, its report as tonight (test_acc, peak_bytes: thresholds)
   bool change_point = false;  // a new level starts at this run (over the whole series)
   double step = 0;            // the level change there, relative
+  WhatChanged what_changed;   // at a change point: the facts that differ between the levels' runs
 };
 
 struct TrendOptions {
