@@ -114,7 +114,7 @@ void print_config(const Sweep& sweep, const std::string& out_dir) {
   rows.push_back({"(intra-op threads)", std::to_string(sweep.threads()), "set explicitly; recorded in the report"});
   if (sweep.env().launched)
     rows.push_back({"(rank)", std::to_string(sweep.env().rank) + " of " + std::to_string(sweep.env().world_size),
-                    "started by " + sweep.env().source});
+                    std::string("started by ") + to_string(sweep.env().launcher)});
   print_table(rows);
   std::fflush(stdout);
   std::fprintf(stderr, "preparing data ...\n");

@@ -119,7 +119,7 @@ RepeatSample sample_from_json(const json& j, const std::string& path) {
   return s;
 }
 json distributed_to_json(const ScenarioResult::Distributed& d) {
-  return {{"backend", d.backend},
+  json j = {{"backend", d.backend},
           {"strategy", d.strategy},
           {"bucket_cap_bytes", d.bucket_cap_bytes},
           {"buckets", d.buckets},
@@ -134,6 +134,11 @@ json distributed_to_json(const ScenarioResult::Distributed& d) {
           {"offload_bytes_per_step", d.offload_bytes_per_step},
           {"offload_wait_s", d.offload_wait_s},
           {"collective_bytes_per_step", d.collective_bytes_per_step}};
+  if (!d.launcher.empty()) j["launcher"] = d.launcher;
+  if (d.nodes > 0) j["nodes"] = d.nodes;
+  if (!d.hosts.empty()) j["hosts"] = d.hosts;
+  if (!d.error_handling.empty()) j["error_handling"] = d.error_handling;
+  return j;
 }
 
 ScenarioResult::Distributed distributed_from_json(const json& j, const std::string& path) {
@@ -159,6 +164,23 @@ ScenarioResult::Distributed distributed_from_json(const json& j, const std::stri
     for (const auto& [name, value] : f.at("collective_bytes_per_step").items()) {
       (void)value;
       d.collective_bytes_per_step[name] = c.integer(name.c_str());
+    }
+  }
+  // Added with the multi-node run (v5): optional, older reports lack them.
+  if (f.has("launcher")) d.launcher = f.string("launcher");
+  if (f.has("nodes")) d.nodes = f.integer("nodes");
+  if (f.has("hosts")) {
+    const json& hosts = f.array("hosts");
+    for (std::size_t i = 0; i < hosts.size(); ++i) {
+      if (!hosts[i].is_string()) throw InputError(f.name("hosts") + "[" + std::to_string(i) + "]: expected a string");
+      d.hosts.push_back(hosts[i].get<std::string>());
+    }
+  }
+  if (f.has("error_handling")) {
+    JsonFields e = f.object("error_handling");
+    for (const auto& [name, value] : f.at("error_handling").items()) {
+      (void)value;
+      d.error_handling[name] = e.string(name.c_str());
     }
   }
   return d;

@@ -114,6 +114,14 @@ struct ScenarioResult {
     int64_t grad_staging_bytes = 0;   // zero2: bucket copies in flight during backward
     double per_rank_samples_per_s = 0;
     std::string comm_fallback;        // collectives emulated on this backend, if any
+    // Who started the ranks and where they ran (rank 0 gathers every rank's
+    // host name through the group's store); "" / 0 / empty = not recorded.
+    std::string launcher{};           // "ftbench" | "torchrun" | "environment" | "slurm" | "openmpi" | "none"
+    int64_t nodes = 0;                // distinct host names among the ranks
+    std::vector<std::string> hosts{}; // each rank's host name, by rank
+    // NCCL: the error-handling and watchdog modes the process group ran
+    // with (variable -> value, as set before it was made); empty on Gloo.
+    std::map<std::string, std::string> error_handling{};
     int64_t param_bytes_per_rank = 0;     // parameter storage on the device
     int64_t host_bytes_per_rank = 0;      // offload: master shard, its gradients and Adam's state on the host
     int64_t offload_bytes_per_step = 0;   // offload: device-to-host + host-to-device copies per step

@@ -38,7 +38,7 @@ bool starts_with(const std::string& s, const std::string& prefix) { return s.rfi
 TEST_CASE("dist_env: nothing set is one process, not launched") {
   const ftb::DistEnv e = read({});
   CHECK_FALSE(e.launched);
-  CHECK(e.source == "");
+  CHECK(e.launcher == ftb::Launcher::none);
   CHECK(e.rank == 0);
   CHECK(e.world_size == 1);
   CHECK(e.local_rank == 0);
@@ -47,7 +47,7 @@ TEST_CASE("dist_env: nothing set is one process, not launched") {
   CHECK(e.master_port == 29500);
 }
 
-TEST_CASE("dist_env: torchrun variables") {
+TEST_CASE("dist_env: RANK/WORLD_SIZE... (torchrun's names)") {
   const ftb::DistEnv e = read({{"RANK", "5"},
                                {"WORLD_SIZE", "8"},
                                {"LOCAL_RANK", "1"},
@@ -55,7 +55,7 @@ TEST_CASE("dist_env: torchrun variables") {
                                {"MASTER_ADDR", "node0.cluster"},
                                {"MASTER_PORT", "12345"}});
   CHECK(e.launched);
-  CHECK(e.source == "torchrun");
+  CHECK(e.launcher == ftb::Launcher::environment);
   CHECK(e.rank == 5);
   CHECK(e.world_size == 8);
   CHECK(e.local_rank == 1);
@@ -64,10 +64,41 @@ TEST_CASE("dist_env: torchrun variables") {
   CHECK(e.master_port == 12345);
 }
 
-TEST_CASE("dist_env: torchrun defaults (local from global, rendezvous on this machine)") {
+// Who set RANK/WORLD_SIZE is recorded truly (the report's distributed.launcher).
+// Fails on the old code, which called every RANK/WORLD_SIZE "torchrun": the
+// plain environment and ftbench's own ranks would read as torchrun.
+TEST_CASE("dist_env: the launcher of RANK/WORLD_SIZE: ftbench's, torchrun's agent, or a plain environment") {
+  const Vars plain{{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "10.0.0.1"}};
+  CHECK(read(plain).launcher == ftb::Launcher::environment);
+  // What torchrun's agent gives each worker besides RANK/WORLD_SIZE (2.x).
+  Vars torchrun = plain;
+  torchrun.insert({{"TORCHELASTIC_RUN_ID", "none"}, {"TORCHELASTIC_RESTART_COUNT", "0"}, {"GROUP_RANK", "1"},
+                   {"GROUP_WORLD_SIZE", "2"}, {"TORCHELASTIC_USE_AGENT_STORE", "True"}});
+  CHECK(read(torchrun).launcher == ftb::Launcher::torchrun);
+  // GROUP_RANK alone (ftbench's launcher sets it too) is not torchrun.
+  Vars group = plain;
+  group["GROUP_RANK"] = "0";
+  CHECK(read(group).launcher == ftb::Launcher::environment);
+  Vars own = plain;
+  own[ftb::kOwnLauncherVar] = "1";
+  CHECK(read(own).launcher == ftb::Launcher::ftbench);
+  own["TORCHELASTIC_RUN_ID"] = "x";  // ftbench's mark wins: its ranks inherit a torchrun parent's variables
+  CHECK(read(own).launcher == ftb::Launcher::ftbench);
+  own[ftb::kOwnLauncherVar] = "0";
+  CHECK(read(own).launcher == ftb::Launcher::torchrun);
+  // The report's words, one per launcher.
+  CHECK(std::string(ftb::to_string(ftb::Launcher::none)) == "none");
+  CHECK(std::string(ftb::to_string(ftb::Launcher::ftbench)) == "ftbench");
+  CHECK(std::string(ftb::to_string(ftb::Launcher::torchrun)) == "torchrun");
+  CHECK(std::string(ftb::to_string(ftb::Launcher::environment)) == "environment");
+  CHECK(std::string(ftb::to_string(ftb::Launcher::slurm)) == "slurm");
+  CHECK(std::string(ftb::to_string(ftb::Launcher::openmpi)) == "openmpi");
+}
+
+TEST_CASE("dist_env: RANK/WORLD_SIZE defaults (local from global, rendezvous on this machine)") {
   const ftb::DistEnv e = read({{"RANK", "1"}, {"WORLD_SIZE", "2"}});
   CHECK(e.launched);
-  CHECK(e.source == "torchrun");
+  CHECK(e.launcher == ftb::Launcher::environment);
   CHECK(e.rank == 1);
   CHECK(e.world_size == 2);
   CHECK(e.local_rank == 1);
@@ -83,7 +114,7 @@ TEST_CASE("dist_env: torchrun wins over Open MPI and SLURM") {
                                {"OMPI_COMM_WORLD_SIZE", "4"},
                                {"SLURM_PROCID", "2"},
                                {"SLURM_NTASKS", "4"}});
-  CHECK(e.source == "torchrun");
+  CHECK(e.launcher == ftb::Launcher::environment);
   CHECK(e.rank == 0);
   CHECK(e.world_size == 1);
 }
@@ -98,7 +129,7 @@ TEST_CASE("dist_env: Open MPI mapping") {
                                {"SLURM_PROCID", "0"},
                                {"SLURM_NTASKS", "1"}});
   CHECK(e.launched);
-  CHECK(e.source == "openmpi");
+  CHECK(e.launcher == ftb::Launcher::openmpi);
   CHECK(e.rank == 3);
   CHECK(e.world_size == 4);
   CHECK(e.local_rank == 1);
@@ -115,7 +146,7 @@ TEST_CASE("dist_env: SLURM mapping") {
                                {"SLURM_TASKS_PER_NODE", "5(x2)"},
                                {"MASTER_ADDR", "gpu-001"}});
   CHECK(e.launched);
-  CHECK(e.source == "slurm");
+  CHECK(e.launcher == ftb::Launcher::slurm);
   CHECK(e.rank == 6);
   CHECK(e.world_size == 8);
   CHECK(e.local_rank == 2);
@@ -244,7 +275,7 @@ TEST_CASE("dist_env: dist_env_from_environment reads the real environment") {
     else unsetenv(s.name);
   }
   REQUIRE(error == "");
-  CHECK(e.source == "torchrun");
+  CHECK(e.launcher == ftb::Launcher::environment);
   CHECK(e.rank == 1);
   CHECK(e.world_size == 3);
 }
@@ -252,7 +283,7 @@ TEST_CASE("dist_env: dist_env_from_environment reads the real environment") {
 TEST_CASE("dist_env: launched ranks that would share a GPU are refused with the fix, one GPU each is fine") {
   ftb::DistEnv env;
   env.launched = true;
-  env.source = "torchrun";
+  env.launcher = ftb::Launcher::torchrun;
   env.world_size = env.local_world_size = 2;
   CHECK(ftb::gpu_sharing_problem(env, 2, nullptr).empty());          // one GPU per rank
   CHECK(ftb::gpu_sharing_problem(env, 1, "3").empty());              // each rank its own CUDA_VISIBLE_DEVICES
@@ -267,4 +298,23 @@ TEST_CASE("dist_env: launched ranks that would share a GPU are refused with the 
   ftb::DistEnv local;  // the local launcher places its ranks itself
   local.world_size = local.local_world_size = 4;
   CHECK(ftb::gpu_sharing_problem(local, 1, nullptr).empty());
+}
+
+// NCCL's modes are set explicitly (docs/distributed.md, back ends), so a hung
+// or dead peer throws in the rank's thread within dist_timeout_s instead of
+// the watchdog aborting the process; a value the environment gives wins, and
+// what ran is recorded. Fails if a mode is dropped or the override ignored.
+TEST_CASE("dist_env: NCCL error-handling modes: ours where unset, the environment's where set") {
+  const auto ours = ftb::nccl_error_modes([](const char*) -> const char* { return nullptr; });
+  CHECK(ours == std::map<std::string, std::string>{{"TORCH_NCCL_ASYNC_ERROR_HANDLING", "2"},
+                                                   {"TORCH_NCCL_BLOCKING_WAIT", "1"},
+                                                   {"TORCH_NCCL_ENABLE_MONITORING", "0"}});
+  const Vars vars{{"TORCH_NCCL_BLOCKING_WAIT", "0"}, {"TORCH_NCCL_ENABLE_MONITORING", ""}};
+  const auto mixed = ftb::nccl_error_modes([&](const char* name) -> const char* {
+    const auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  });
+  CHECK(mixed.at("TORCH_NCCL_BLOCKING_WAIT") == "0");      // the user's choice, recorded
+  CHECK(mixed.at("TORCH_NCCL_ENABLE_MONITORING") == "0");  // empty = unset
+  CHECK(mixed.at("TORCH_NCCL_ASYNC_ERROR_HANDLING") == "2");
 }

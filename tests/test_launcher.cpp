@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "scenarios/parallel/launcher.h"
+#include "scenarios/parallel/rank_env.h"
 #include "core/base/errors.h"
 #include "tests/data_fixtures.h"
 
@@ -118,6 +119,14 @@ TEST_CASE("launcher: all ranks succeed and each sees its own environment") {
     CHECK(env["FTB_THREADS"] == "2");
     CHECK(env["FTB_EXTRA"] == "hello world");
     CHECK(env.count("PATH") == 1);  // the parent's environment comes along
+    // Its ranks say who started them (without the mark they would read as a
+    // plain RANK/WORLD_SIZE environment: fails if the launcher stops setting it).
+    CHECK(env[ftb::kOwnLauncherVar] == "1");
+    const ftb::DistEnv read = ftb::dist_env_from([&](const char* name) -> const char* {
+      const auto it = env.find(name);
+      return it == env.end() ? nullptr : it->second.c_str();
+    });
+    CHECK(read.launcher == ftb::Launcher::ftbench);
   }
 }
 

@@ -98,6 +98,10 @@ ftb::ScenarioResult filled_result(const std::string& name = "amp", double wall_t
   r.train_samples = 4200;
   r.threads = 4;
   r.distributed = {"nccl", "zero2", 26214400, 3, 1.25, 1000, 500, 2000, 617.25, "reduce_scatter = all_reduce + chunk"};
+  r.distributed.launcher = "environment";
+  r.distributed.hosts = {"node0", "node1"};
+  r.distributed.nodes = 2;
+  r.distributed.error_handling = {{"TORCH_NCCL_BLOCKING_WAIT", "1"}};
   r.val_acc = 0.9217;
   r.test_acc = 0.8992;
   r.test_loss = 0.2875;
@@ -170,6 +174,10 @@ void check_same(const ftb::ScenarioResult& a, const ftb::ScenarioResult& b) {
   CHECK(a.distributed.grad_staging_bytes == b.distributed.grad_staging_bytes);
   CHECK(a.distributed.per_rank_samples_per_s == b.distributed.per_rank_samples_per_s);
   CHECK(a.distributed.comm_fallback == b.distributed.comm_fallback);
+  CHECK(a.distributed.launcher == b.distributed.launcher);  // v5's launcher, nodes, hosts, NCCL modes
+  CHECK(a.distributed.nodes == b.distributed.nodes);
+  CHECK(a.distributed.hosts == b.distributed.hosts);
+  CHECK(a.distributed.error_handling == b.distributed.error_handling);
   CHECK(a.val_acc == b.val_acc);
   CHECK(a.test_acc == b.test_acc);
   CHECK(a.test_loss == b.test_loss);

@@ -11,6 +11,7 @@
 #endif
 
 #include <netinet/in.h>
+#include <unistd.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "core/base/errors.h"
@@ -140,7 +142,30 @@ c10::intrusive_ptr<c10d::Store> shared_store(const DistEnv& env, std::chrono::mi
   return store;
 }
 
+// This machine's name, as `hostname` prints it; "?" when it has none.
+std::string this_host() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "?";
+  return name;
+}
+
+std::string host_key(int rank) { return "host/" + std::to_string(rank); }
+
 }  // namespace
+
+int node_count(const std::vector<std::string>& hosts) {
+  return static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
+}
+
+const std::vector<std::string>& Communicator::hosts() {
+  if (hosts_.empty()) {
+    for (int r = 0; r < size_; ++r) {
+      const std::vector<uint8_t> v = store_->get(host_key(r));
+      hosts_.emplace_back(v.begin(), v.end());
+    }
+  }
+  return hosts_;
+}
 
 Pending::Pending(c10::intrusive_ptr<c10d::Work> work, std::function<void()> after)
     : work_(std::move(work)), after_(std::move(after)) {}
@@ -174,7 +199,9 @@ std::shared_ptr<Communicator> Communicator::create(const DistEnv& env, const tor
   c->size_ = env.world_size;
   c->device_ = device;
   c->backend_name_ = backend;
+  c->env_ = env;
   c->store_ = c10::make_intrusive<c10d::PrefixStore>(name, shared_store(env, timeout));
+  c->store_->set(host_key(env.rank), this_host());
   if (backend == "gloo") {
 #ifdef USE_C10D_GLOO
     using Gloo = c10d::ProcessGroupGloo;
@@ -190,8 +217,12 @@ std::shared_ptr<Communicator> Communicator::create(const DistEnv& env, const tor
   } else {
 #if defined(FTB_WITH_CUDA) && defined(USE_C10D_NCCL)
     c10::cuda::set_device(device.has_index() ? device.index() : 0);
+    // Set before the process group is made: its constructor reads them. A
+    // value the environment already has is kept (nccl_error_modes says so).
+    c->error_handling_ = nccl_error_modes([](const char* n) -> const char* { return std::getenv(n); });
+    for (const auto& [name, value] : c->error_handling_) setenv(name.c_str(), value.c_str(), /*overwrite=*/1);
     auto opts = c10d::ProcessGroupNCCL::Options::create();
-    opts->timeout = timeout;
+    opts->timeout = timeout;  // BLOCKING_WAIT's limit, and the watchdog's
     c->pg_ = c10::make_intrusive<c10d::ProcessGroupNCCL>(c->store_, env.rank, env.world_size, opts);
 #endif
   }

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/model/compat.h"
 #include "scenarios/parallel/rank_env.h"
@@ -51,6 +52,15 @@ class Communicator {
   int size() const { return size_; }
   const std::string& backend() const { return backend_name_; }  // "gloo" | "nccl"
   const torch::Device& device() const { return device_; }
+  // The environment this rank joined by (its launcher, MASTER_ADDR...).
+  const DistEnv& env() const { return env_; }
+  // Each rank's host name (gethostname), by rank: every rank leaves its own
+  // in the group's store when it joins; read (and waited for, up to the
+  // timeout) on the first call, so only the ranks that ask pay for it.
+  const std::vector<std::string>& hosts();
+  // NCCL: the error-handling and watchdog modes its process group was made
+  // with (nccl_error_modes, rank_env.h); empty on Gloo.
+  const std::map<std::string, std::string>& error_handling() const { return error_handling_; }
 
   // Asynchronous collectives, in place unless stated. Every rank must issue
   // the same collectives in the same order.
@@ -87,6 +97,9 @@ class Communicator {
   void note_fallback(const std::string& what);
 
   int rank_ = 0, size_ = 1;
+  DistEnv env_;
+  std::vector<std::string> hosts_;
+  std::map<std::string, std::string> error_handling_;
   torch::Device device_ = torch::kCPU;
   std::string backend_name_;
   c10::intrusive_ptr<c10d::Store> store_;
@@ -96,6 +109,10 @@ class Communicator {
   double wait_s_ = 0;
   std::map<std::string, int64_t> bytes_;
 };
+
+// How many machines `hosts` (one name a rank) span: ranks whose hosts have
+// one name count as one node.
+int node_count(const std::vector<std::string>& hosts);
 
 // The backend a device uses: "nccl" on CUDA, "gloo" on CPU; "" when this
 // build has no such backend (reason in *why).

@@ -72,6 +72,10 @@ void fill_distributed(ScenarioResult& r, const dist::GradientSync& dp, dist::Com
   d.grad_staging_bytes = dp.staging_bytes();
   d.per_rank_samples_per_s = loop.train_time_s > 0 ? loop.rank_train_samples / loop.train_time_s : 0;
   d.comm_fallback = comm.fallback();
+  d.launcher = to_string(comm.env().launcher);
+  d.hosts = comm.hosts();
+  d.nodes = dist::node_count(d.hosts);
+  d.error_handling = comm.error_handling();
   d.param_bytes_per_rank = dp.parameter_bytes();
   d.host_bytes_per_rank = dp.host_bytes();
   d.offload_bytes_per_step = dp.offload_bytes_per_step();

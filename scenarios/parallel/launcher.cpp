@@ -30,6 +30,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/interrupt.h"
+#include "scenarios/parallel/rank_env.h"
 
 extern char** environ;
 
@@ -273,6 +274,7 @@ std::vector<std::string> rank_environment(const LaunchOptions& o, int port, int 
       {"MASTER_PORT", std::to_string(port)},
       {"OMP_NUM_THREADS", std::to_string(o.threads_per_rank)},
       {"FTB_THREADS", std::to_string(o.threads_per_rank)},
+      {kOwnLauncherVar, "1"},  // the report's launcher: ftbench, not a plain RANK/WORLD_SIZE
   };
   if (listen_fd >= 0) set[kListenFdVar] = std::to_string(listen_fd);
   for (const auto& [k, v] : o.env) set[k] = v;

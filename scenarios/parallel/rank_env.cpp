@@ -40,17 +40,17 @@ int parse_at_least_one(const char* name, const std::string& value) {
 
 // The variables one launcher uses for the four numbers.
 struct Names {
-  const char* source;
+  Launcher launcher;  // RANK/WORLD_SIZE: refined by which_rank_launcher
   const char* rank;
   const char* world_size;
   const char* local_rank;
   const char* local_world_size;  // nullptr: SLURM, worked out separately
 };
 
-constexpr Names kTorchrun{"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"};
-constexpr Names kOpenMpi{"openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+constexpr Names kTorchrun{Launcher::torchrun, "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"};
+constexpr Names kOpenMpi{Launcher::openmpi, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
                          "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"};
-constexpr Names kSlurm{"slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", nullptr};
+constexpr Names kSlurm{Launcher::slurm, "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", nullptr};
 
 // SLURM's tasks on this node: SLURM_NTASKS_PER_NODE when the job asked for a
 // fixed count, else the first entry of SLURM_TASKS_PER_NODE ("4(x2),2" = two
@@ -75,7 +75,7 @@ void read_ranks(const Getenv& get, const Names& n, DistEnv& e) {
   if (!world) input_error(n.world_size, std::string("unset, but ") + n.rank + " is set; a launcher sets both");
   if (!rank) input_error(n.rank, std::string("unset, but ") + n.world_size + " is set; a launcher sets both");
   e.launched = true;
-  e.source = n.source;
+  e.launcher = n.launcher;
   e.world_size = parse_at_least_one(n.world_size, world);
   e.rank = parse_count(n.rank, rank);
   if (e.rank >= e.world_size)
@@ -110,13 +110,35 @@ void read_ranks(const Getenv& get, const Names& n, DistEnv& e) {
   }
 }
 
+// Who set RANK/WORLD_SIZE: ftbench's launcher marks its ranks; torchrun's
+// agent gives every worker TORCHELASTIC_RUN_ID (its --rdzv-id, "none" by
+// default); otherwise a job script (or a person) exported them.
+Launcher which_rank_launcher(const Getenv& get) {
+  if (const char* own = get(kOwnLauncherVar); own && std::string(own) == "1") return Launcher::ftbench;
+  if (get("TORCHELASTIC_RUN_ID")) return Launcher::torchrun;
+  return Launcher::environment;
+}
+
 }  // namespace
+
+const char* to_string(Launcher l) {
+  switch (l) {
+    case Launcher::none: return "none";
+    case Launcher::ftbench: return "ftbench";
+    case Launcher::torchrun: return "torchrun";
+    case Launcher::environment: return "environment";
+    case Launcher::slurm: return "slurm";
+    case Launcher::openmpi: return "openmpi";
+  }
+  return "none";
+}
 
 DistEnv dist_env_from(const Getenv& getenv_fn) {
   const Getenv& get = getenv_fn;
   DistEnv e;
   if (get("RANK") || get("WORLD_SIZE")) {
     read_ranks(get, kTorchrun, e);
+    e.launcher = which_rank_launcher(get);
   } else if (get("OMPI_COMM_WORLD_RANK") || get("OMPI_COMM_WORLD_SIZE")) {
     read_ranks(get, kOpenMpi, e);
   } else if (get("SLURM_PROCID") && get("SLURM_NTASKS")) {
@@ -128,8 +150,8 @@ DistEnv dist_env_from(const Getenv& getenv_fn) {
   if (const char* addr = get("MASTER_ADDR")) {
     if (!*addr) input_error("MASTER_ADDR", "is set but empty; expected a host name or IP address of rank 0's machine");
     e.master_addr = addr;
-  } else if (e.world_size > 1 && e.source != "torchrun") {
-    const std::string launcher = e.source == "slurm" ? "srun" : "mpirun";
+  } else if (e.world_size > 1 && (e.launcher == Launcher::slurm || e.launcher == Launcher::openmpi)) {
+    const std::string launcher = e.launcher == Launcher::slurm ? "srun" : "mpirun";
     input_error("MASTER_ADDR",
                 "unset, and " + launcher + " started " + std::to_string(e.world_size) +
                     " ranks that must meet at rank 0's machine; export MASTER_ADDR (rank 0's host) in the job "
@@ -142,6 +164,20 @@ DistEnv dist_env_from(const Getenv& getenv_fn) {
     e.master_port = p;
   }
   return e;
+}
+
+std::map<std::string, std::string> nccl_error_modes(const Getenv& getenv_fn) {
+  static const std::pair<const char*, const char*> kOurs[] = {
+      {"TORCH_NCCL_BLOCKING_WAIT", "1"},
+      {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "2"},
+      {"TORCH_NCCL_ENABLE_MONITORING", "0"},
+  };
+  std::map<std::string, std::string> modes;
+  for (const auto& [name, ours] : kOurs) {
+    const char* theirs = getenv_fn(name);
+    modes[name] = theirs && *theirs ? theirs : ours;
+  }
+  return modes;
 }
 
 DistEnv dist_env_from_environment() {
@@ -161,7 +197,7 @@ std::string gpu_sharing_problem(const DistEnv& env, int cuda_devices, const char
   const bool own_gpu = cuda_devices == 1 && cuda_visible_devices != nullptr && *cuda_visible_devices != '\0' &&
                        std::string(cuda_visible_devices).find(',') == std::string::npos;
   if (own_gpu) return "";
-  return std::to_string(env.local_world_size) + " ranks on this node (" + env.source + ") but " +
+  return std::to_string(env.local_world_size) + " ranks on this node (" + to_string(env.launcher) + ") but " +
          std::to_string(cuda_devices) + " GPU" + (cuda_devices == 1 ? "" : "s") +
          " visible to each: NCCL refuses two ranks on one GPU; launch at most " + std::to_string(cuda_devices) +
          " ranks per node (torchrun --nproc-per-node " + std::to_string(std::max(1, cuda_devices)) +

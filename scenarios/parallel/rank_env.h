@@ -1,6 +1,10 @@
 // Which rank of a distributed run this process is, read from the variables a
 // launcher sets: torchrun's (and `ftbench`'s own launcher's) RANK/WORLD_SIZE...,
-// Open MPI's `mpirun` (OMPI_COMM_WORLD_*), or SLURM's `srun` (SLURM_PROCID...).
+// Open MPI's `mpirun` (OMPI_COMM_WORLD_*), or SLURM's `srun` (SLURM_PROCID...),
+// and which launcher that was (the report's distributed.launcher). RANK /
+// WORLD_SIZE alone are a job script's own environment: torchrun is told
+// apart by the TORCHELASTIC_RUN_ID its agent gives every worker, ftbench's
+// launcher by kOwnLauncherVar.
 // Kept apart from the process-group code so it is torch-free and testable
 // without touching the real environment (the lookup is a parameter).
 //
@@ -15,20 +19,32 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 
 namespace ftb {
+
+// Who started the ranks. `none`: not launched (one process, or ranks that a
+// test runs as threads of one process).
+enum class Launcher { none, ftbench, torchrun, environment, slurm, openmpi };
+// "none", "ftbench", "torchrun", "environment" (RANK/WORLD_SIZE set by hand
+// or a job script), "slurm", "openmpi": the report's words.
+const char* to_string(Launcher l);
+
+// Set to "1" by ftbench's own launcher (launcher.cpp) in every rank it starts.
+inline constexpr const char* kOwnLauncherVar = "FTB_LAUNCHER";
 
 struct DistEnv {
   bool launched = false;  // true when a launcher set the variables below
   int rank = 0, world_size = 1, local_rank = 0, local_world_size = 1;
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;  // torchrun's default when unset
-  std::string source;       // "torchrun" (RANK/WORLD_SIZE...), "slurm", "openmpi", or "" when not launched
+  Launcher launcher = Launcher::none;  // none exactly when !launched
 };
 
 // Reads the variables through `getenv_fn`, which returns nullptr for an unset
-// variable. Precedence: torchrun's RANK/WORLD_SIZE, then Open MPI, then SLURM.
+// variable. Precedence: RANK/WORLD_SIZE (ftbench's launcher, torchrun or a
+// plain environment), then Open MPI, then SLURM.
 // Throws InputError("<VARIABLE>: <what is wrong>") on a malformed or
 // inconsistent value, on RANK without WORLD_SIZE (or the reverse, likewise for
 // the Open MPI pair), and on a multi-rank mpirun/srun job without MASTER_ADDR.
@@ -44,6 +60,23 @@ DistEnv dist_env_from(const std::function<const char*(const char*)>& getenv_fn);
 // A one-line reason naming the fix, or "" when every rank has its own GPU
 // (or the job is not launched: the local launcher places ranks itself).
 std::string gpu_sharing_problem(const DistEnv& env, int cuda_devices, const char* cuda_visible_devices);
+
+// NCCL's error-handling and watchdog modes (ProcessGroupNCCL reads them from
+// the environment when it is made), as a rank will run with them: ftbench's
+// choice for each variable the environment leaves unset, the environment's
+// value where it set one (an expert's override wins and is recorded):
+//   TORCH_NCCL_BLOCKING_WAIT=1         wait() blocks until the collective is
+//       done or dist_timeout_s passed, then throws in the caller's thread: the
+//       row ends failed instead of the watchdog tearing the process down
+//   TORCH_NCCL_ASYNC_ERROR_HANDLING=2  CleanUpOnly: on an error the watchdog
+//       aborts the communicators, never the process (LibTorch 2.x ignores it
+//       under BLOCKING_WAIT; set so a user's BLOCKING_WAIT=0 still keeps the
+//       process alive)
+//   TORCH_NCCL_ENABLE_MONITORING=0     no heartbeat monitor that kills the
+//       process some seconds after a timeout (its job is done by the
+//       timeout above)
+// Gloo needs none: its collectives throw on their own timeout.
+std::map<std::string, std::string> nccl_error_modes(const std::function<const char*(const char*)>& getenv_fn);
 
 // dist_env_from(std::getenv).
 DistEnv dist_env_from_environment();

@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (e.world_size < 1 || e.rank < 0 || e.rank >= e.world_size) std::abort();
     if (e.local_world_size < 1 || e.local_rank < 0 || e.local_rank >= e.local_world_size) std::abort();
     if (e.master_port < 0 || e.master_port > 65535 || e.master_addr.empty()) std::abort();
-    if (e.launched == e.source.empty()) std::abort();
+    if (e.launched == (e.launcher == ftb::Launcher::none)) std::abort();
   });
   return 0;
 }

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Runs `ftbench run` as two nodes of one rank each on this machine: two
+# network namespaces joined by a veth pair (192.168.77.1 <-> .2), each with its
+# own host name (node0, node1: a UTS namespace) resolvable in both, meeting
+# over the link as two machines would (MASTER_ADDR on the link,
+# GLOO_SOCKET_IFNAME naming the veth). Rank 0's report lands in OUT, with
+# nodes.md (per row: launcher, nodes, each rank's host) beside ftbench's
+# table.md, and each node's stdout/stderr in OUT/node<N>.{out,err}.
+#
+#   tools/two_nodes.sh [--torchrun TORCHRUN] FTBENCH OUT -- RUN_ARGS...
+#
+# Default: a job script's plain environment (RANK, WORLD_SIZE, MASTER_ADDR,
+# MASTER_PORT) on each node. --torchrun: TORCHRUN --nnodes 2 --nproc-per-node
+# 1 on each node, c10d rendezvous at node 0's link address (which node holds
+# rank 0 is the rendezvous's choice).
+# Needs root and `ip netns` (CI has both); exits 77 where it cannot make the
+# namespaces, 1 when a node fails. The namespaces, their /etc/netns files
+# and any process left in them are removed whatever happens. Names carry this
+# shell's pid, so parallel runs never clash.
+set -uo pipefail
+
+torchrun=""
+if [ "${1:-}" = --torchrun ]; then torchrun="$2"; shift 2; fi
+[ $# -ge 3 ] && [ "$3" = -- ] || { echo "usage: tools/two_nodes.sh [--torchrun TORCHRUN] FTBENCH OUT -- RUN_ARGS..." >&2; exit 2; }
+ftbench="$1"; out="$2"; shift 3
+link=192.168.77
+ns="ftb$$"
+cannot() { echo "two_nodes: cannot make two nodes here: $*" >&2; exit 77; }
+die() { echo "two_nodes: $*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || cannot "not root (network namespaces need it)"
+command -v ip >/dev/null 2>&1 || cannot "no ip command (iproute2)"
+command -v unshare >/dev/null 2>&1 || cannot "no unshare (util-linux)"
+
+cleanup() {
+  local side
+  for side in a b; do
+    ip netns pids "${ns}${side}" 2>/dev/null | xargs -r kill -9 2>/dev/null
+    ip netns del "${ns}${side}" 2>/dev/null
+    rm -rf "/etc/netns/${ns}${side}"
+  done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+err="$(ip netns add "${ns}a" 2>&1)" || cannot "ip netns add: $err"
+ip netns add "${ns}b" || die "cannot make a second namespace"
+ip link add "${ns}a0" type veth peer name "${ns}b0" || die "cannot make a veth pair"
+i=1
+for side in a b; do
+  ip link set "${ns}${side}0" netns "${ns}${side}" &&
+    ip -n "${ns}${side}" addr add "$link.$i/24" dev "${ns}${side}0" &&
+    ip -n "${ns}${side}" link set "${ns}${side}0" up &&
+    ip -n "${ns}${side}" link set lo up || die "cannot set up ${ns}${side}"
+  # ip netns exec bind-mounts /etc/netns/NS/hosts over /etc/hosts.
+  mkdir -p "/etc/netns/${ns}${side}" &&
+    printf '127.0.0.1 localhost\n%s.1 node0\n%s.2 node1\n' "$link" "$link" >"/etc/netns/${ns}${side}/hosts" ||
+    die "cannot write /etc/netns/${ns}${side}/hosts"
+  i=$((i + 1))
+done
+
+mkdir -p "$out" || die "cannot make $out"
+work="$(mktemp -d)"
+trap 'cleanup; rm -rf "$work"' EXIT
+# node N (0: namespace a, 1: b), host name nodeN, GLOO_SOCKET_IFNAME its veth.
+for n in 1 0; do
+  side=$([ "$n" = 0 ] && echo a || echo b)
+  if [ -n "$torchrun" ]; then
+    launch=(env GLOO_SOCKET_IFNAME="${ns}${side}0" "$torchrun" --nnodes 2 --nproc-per-node 1 --rdzv-backend c10d
+            --rdzv-endpoint "$link.1:29400" --rdzv-id "$ns" --local-addr "$link.$((n + 1))" --max-restarts 0 --no-python)
+  else
+    launch=(env RANK=$n WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 MASTER_ADDR=$link.1 MASTER_PORT=29500
+            GLOO_SOCKET_IFNAME="${ns}${side}0")
+  fi
+  ip netns exec "${ns}${side}" unshare --uts sh -c 'hostname "$0" && exec "$@"' "node$n" \
+    timeout 600 "${launch[@]}" "$ftbench" run --out "$work/o$n" "$@" >"$out/node$n.out" 2>"$out/node$n.err" &
+  eval "pid$n=$!"
+done
+failed=""
+wait "$pid0" || failed="$failed node0"
+wait "$pid1" || failed="$failed node1"
+[ -z "$failed" ] || die "failed:$failed; last lines: $(grep -hv ' step ' "$out"/node*.err | tail -5)"
+
+# Rank 0 wrote the report (the other rank none): move it into OUT.
+reports=("$work"/o*/report.json)
+[ "${#reports[@]}" = 1 ] && [ -e "${reports[0]}" ] || die "want one report, got: ${reports[*]}"
+cp -r "$(dirname "${reports[0]}")"/. "$out"/ || die "cannot copy the report into $out"
+python3 - "$out/report.json" >"$out/nodes.md" <<'PY' || die "cannot write nodes.md"
+import json, sys
+rows = [x for x in json.load(open(sys.argv[1]))["results"] if x.get("distributed")]
+print("| row | status | launcher | nodes | host of each rank | test acc |")
+print("|---|---|---|---|---|---|")
+for x in rows:
+    d = x["distributed"]
+    acc = x.get("accuracy", {}).get("test")
+    print(f"| {x['scenario']} | {x['status']} | {d.get('launcher', '')} | {d.get('nodes', '')} | "
+          f"{', '.join(d.get('hosts', []))} | {'' if acc is None else f'{100 * acc:.2f} %'} |")
+PY
+echo "two_nodes: report in $out"
