@@ -349,3 +349,41 @@ TEST_CASE("compare: the data is identified by its content hash where both runs r
   old["workload"]["data_source"] = "/data/imdb/aclImdb";
   CHECK_FALSE(ftb::check_configs(a, old).comparable());
 }
+
+// Issue 29: runs that carry operator profiles on both sides. B's baseline has
+// one slowed operator (aten::addmm +30 ms a step, synthetic events); compare
+// must name it first, with matmul first among categories, in compare.md and
+// compare.json. Fails when compare ignores the profiles or sorts the lines
+// by anything but the size of their change.
+TEST_CASE("compare: with profiles on both sides, the slowed operator is named first") {
+  auto step = [](int64_t addmm_ms) {
+    auto e = [](const std::string& n, int64_t a, int64_t b, bool range = false) {
+      return ftb::ProfileEvent{n, 1, a * 1000000, b * 1000000, false, range};
+    };
+    return ftb::summarize_profile({e(ftb::profiler_step_name(3), 0, 100 + addmm_ms, true),
+                                   e("forward", 1, 61 + addmm_ms, true), e("aten::linear", 2, 52 + addmm_ms),
+                                   e("aten::addmm", 5, 45 + addmm_ms), e("aten::gelu", 53 + addmm_ms, 60 + addmm_ms),
+                                   e("optimizer", 70 + addmm_ms, 95 + addmm_ms, true),
+                                   e("aten::mul", 71 + addmm_ms, 91 + addmm_ms)},
+                                  false);
+  };
+  auto a = row("baseline", 100, 3);
+  auto b = row("baseline", 77, 3);
+  a.profile = step(0);
+  b.profile = step(30);
+  const auto p = ftb::compare_reports(one(report({a}), "a"), one(report({b}), "b"));
+  const auto& s = scenario(p, "baseline");
+  REQUIRE(s.profile);
+  REQUIRE_FALSE(s.profile->operators.empty());
+  CHECK(s.profile->operators[0].name == "aten::addmm");
+  CHECK(s.profile->categories[0].name == "matmul");
+  const std::string md = ftb::compare_markdown({p}, {}, false);
+  CHECK(line_with(md, "- baseline: step").find("operators: aten::addmm +30.00 ms (100 %)") != std::string::npos);
+  const auto j = ftb::compare_to_json({p}, {}, false);
+  CHECK(j["comparisons"][0]["scenarios"][0]["profile_diff"]["operators"][0]["name"] == "aten::addmm");
+  // Without profiles on one side: no diff, and compare.md says nothing of profiles.
+  a.profile.reset();
+  const auto q = ftb::compare_reports(one(report({a}), "a"), one(report({b}), "b"));
+  CHECK_FALSE(scenario(q, "baseline").profile);
+  CHECK(ftb::compare_markdown({q}, {}, false).find("Operator profiles") == std::string::npos);
+}

@@ -424,6 +424,12 @@ PairComparison compare_reports(const Side& reference, const Side& other, const C
         for (const auto* r : rb) vb.push_back(metric_samples(*r, metric));
         s.metrics.push_back(compare_metric(metric, va, vb, noise ? find_noise(*noise, name, metric) : nullptr, rule));
       }
+      const OpProfile *pa = nullptr, *pb = nullptr;
+      for (const auto* r : ra)
+        if (has_profile(r->profile)) pa = &*r->profile;
+      for (const auto* r : rb)
+        if (has_profile(r->profile)) pb = &*r->profile;
+      if (pa && pb) s.profile = profile_diff(*pa, *pb);
     }
     p.scenarios.push_back(std::move(s));
   }
@@ -534,6 +540,12 @@ std::string compare_markdown(const std::vector<PairComparison>& pairs, const Com
       if (!g.note.empty()) out += " (" + g.note + ")";
       out += ".\n";
     }
+    std::string profiles;
+    for (const auto& s : p.scenarios)
+      if (s.profile) profiles += "- " + s.scenario + ": " + describe_diff(*s.profile, 3) + "\n";
+    if (!profiles.empty())
+      out += "\nOperator profiles (untimed profiling passes, B - A per profiled step; each line's share is of the "
+             "step's change):\n\n" + profiles;
     if (p.environment.differences.empty()) {
       out += "\nEnvironment: no difference in the keys compared.\n";
     } else {
@@ -589,6 +601,7 @@ json compare_to_json(const std::vector<PairComparison>& pairs, const CompareRule
                            {"compared", s.both_ok()},
                            {"notes", s.notes},
                            {"metrics", std::move(metrics)}});
+      if (s.profile) scenarios.back()["profile_diff"] = profile_diff_json(*s.profile);
     }
     json geomeans = json::object();
     for (const auto& g : p.geomeans)

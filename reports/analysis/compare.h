@@ -21,6 +21,7 @@
 #include "reports/analysis/two_level.h"
 #include "reports/analysis/metrics.h"
 #include "reports/analysis/noise.h"
+#include "reports/analysis/profile.h"
 #include "reports/record/report.h"
 #include "reports/analysis/statistics.h"
 
@@ -63,6 +64,10 @@ struct ScenarioComparison {
   std::string reference_reason, other_reason;
   std::vector<std::string> notes;         // rows that ran differently: "world_size 2 vs 4", ...
   std::vector<MetricComparison> metrics;  // one per kMetrics when both are ok, else empty
+  // Both sides carry an operator profile of the row (`run --profile`; with
+  // several runs a side, each side's last run that has one): what accounts
+  // for the change in the profiled step (reports/analysis/profile.h).
+  std::optional<ProfileDiff> profile;
   bool both_ok() const { return !metrics.empty(); }
 };
 

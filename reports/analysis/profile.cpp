@@ -203,6 +203,22 @@ std::string describe_diff(const ProfileDiff& d, std::size_t n) {
          "; operators: " + lines(d.operators);
 }
 
+nlohmann::json profile_diff_json(const ProfileDiff& d) {
+  auto lines = [](const std::vector<DiffLine>& v) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& l : v)
+      a.push_back({{"name", l.name}, {"reference_step_s", l.a_step_s}, {"other_step_s", l.b_step_s},
+                   {"change_s", l.change_s}, {"share_of_change", l.share}});
+    return a;
+  };
+  return {{"basis", d.device ? "device time" : "host self time"},
+          {"reference_step_s", d.a_step_s},
+          {"other_step_s", d.b_step_s},
+          {"change_s", d.change_s},
+          {"categories", lines(d.categories)},
+          {"operators", lines(d.operators)}};
+}
+
 nlohmann::json profile_report_json(const OpProfile& p) {
   nlohmann::json j = to_json(p);
   if (!has_profile(p)) return j;

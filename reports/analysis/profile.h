@@ -70,6 +70,8 @@ ProfileDiff profile_diff(const OpProfile& a, const OpProfile& b);
 // One line: "step 12.1 -> 7.9 ms (-4.2 ms): attention -2.1 ms (50 %), matmul ..."
 // with the `n` largest categories and operators.
 std::string describe_diff(const ProfileDiff& d, std::size_t n);
+// The diff as JSON (compare.json's profile_diff): basis, step seconds, lines.
+nlohmann::json profile_diff_json(const ProfileDiff& d);
 
 // The record plus what the views read from it (each operator's share, the
 // categories), as report.json's result.profile: derived on every write,
