@@ -52,9 +52,11 @@ ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioC
   auto options = loop_options(c, kFabricName, fabric.device());
   options.sum_across_ranks = sum_over(fabric.comm(), fabric.strategy());
   fabric.comm().reset_wait();
-  auto loop = run_fine_tuning(model, {train, val, test}, options, step, ctx.callbacks, eval_forward);
+  RowPhases phases(fabric.strategy(), fabric.comm());  // training and evaluation apart (memory, collectives)
+  auto loop = run_fine_tuning(model, {train, val, test}, options, step, phases.with(ctx.callbacks), eval_forward);
+  phases.finish();
   auto r = result_from_loop(kFabricName, loop, fabric.device(), fabric.precision(), fabric.strategy().optimizer_label());
-  fill_distributed(r, fabric.strategy(), fabric.comm(), loop);
+  fill_distributed(r, fabric.strategy(), fabric.comm(), loop, phases);
   r.skipped_steps = fabric.skipped_steps();
   r.extra["fabric"] = {{"accelerator", fo.accelerator}, {"devices", fabric.world_size()},
                        {"strategy", to_string(fo.strategy)}, {"precision", to_string(fo.precision)}};

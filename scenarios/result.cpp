@@ -118,6 +118,42 @@ RepeatSample sample_from_json(const json& j, const std::string& path) {
   if (f.has("phases")) s.phases = phases_from_json(f.at("phases"), f.name("phases"));
   return s;
 }
+// "memory": the row's peak, the parameter count, the per-phase held bytes.
+json held_phase_to_json(const ScenarioResult::HeldPhase& p) {
+  return {{"peak_bytes", p.peak_bytes()}, {"per_rank", p.per_rank}, {"modelled_bytes", p.modelled_bytes}};
+}
+
+ScenarioResult::HeldPhase held_phase_from_json(const JsonFields& f) {
+  ScenarioResult::HeldPhase p;
+  const json& ranks = f.array("per_rank");
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    if (!ranks[i].is_number_integer())
+      throw InputError(f.name("per_rank") + "[" + std::to_string(i) + "]: expected an integer");
+    p.per_rank.push_back(ranks[i].get<int64_t>());
+  }
+  p.modelled_bytes = f.integer("modelled_bytes");
+  return p;
+}
+
+json memory_to_json(const ScenarioResult& r) {
+  json j = {{"peak_bytes", r.peak_bytes}, {"source", r.peak_bytes_source}};
+  if (r.parameter_count > 0) j["parameter_count"] = r.parameter_count;
+  const auto& m = r.memory_phases;
+  if (!m.source.empty())
+    j["phases"] = {{"source", m.source},
+                   {"training", held_phase_to_json(m.training)},
+                   {"evaluation", held_phase_to_json(m.evaluation)}};
+  return j;
+}
+
+ScenarioResult::HeldPhases held_phases_from_json(const JsonFields& f) {
+  ScenarioResult::HeldPhases m;
+  m.source = f.string("source");
+  m.training = held_phase_from_json(f.object("training"));
+  m.evaluation = held_phase_from_json(f.object("evaluation"));
+  return m;
+}
+
 json distributed_to_json(const ScenarioResult::Distributed& d) {
   json j = {{"backend", d.backend},
           {"strategy", d.strategy},
@@ -133,12 +169,24 @@ json distributed_to_json(const ScenarioResult::Distributed& d) {
           {"host_bytes_per_rank", d.host_bytes_per_rank},
           {"offload_bytes_per_step", d.offload_bytes_per_step},
           {"offload_wait_s", d.offload_wait_s},
-          {"collective_bytes_per_step", d.collective_bytes_per_step}};
+          {"collective_bytes_per_step", d.collective_bytes_per_step},
+          {"evaluation_collective_bytes", d.evaluation_collective_bytes},
+          {"evaluation_collective_wait_s", d.evaluation_collective_wait_s}};
   if (!d.launcher.empty()) j["launcher"] = d.launcher;
   if (d.nodes > 0) j["nodes"] = d.nodes;
   if (!d.hosts.empty()) j["hosts"] = d.hosts;
   if (!d.error_handling.empty()) j["error_handling"] = d.error_handling;
   return j;
+}
+
+std::map<std::string, int64_t> bytes_by_name(const JsonFields& f, const char* key) {
+  std::map<std::string, int64_t> out;
+  JsonFields c = f.object(key);
+  for (const auto& [name, value] : f.at(key).items()) {
+    (void)value;
+    out[name] = c.integer(name.c_str());
+  }
+  return out;
 }
 
 ScenarioResult::Distributed distributed_from_json(const json& j, const std::string& path) {
@@ -159,13 +207,10 @@ ScenarioResult::Distributed distributed_from_json(const json& j, const std::stri
   if (f.has("host_bytes_per_rank")) d.host_bytes_per_rank = f.integer("host_bytes_per_rank");
   if (f.has("offload_bytes_per_step")) d.offload_bytes_per_step = f.integer("offload_bytes_per_step");
   if (f.has("offload_wait_s")) d.offload_wait_s = f.number("offload_wait_s");
-  if (f.has("collective_bytes_per_step")) {
-    JsonFields c = f.object("collective_bytes_per_step");
-    for (const auto& [name, value] : f.at("collective_bytes_per_step").items()) {
-      (void)value;
-      d.collective_bytes_per_step[name] = c.integer(name.c_str());
-    }
-  }
+  if (f.has("collective_bytes_per_step")) d.collective_bytes_per_step = bytes_by_name(f, "collective_bytes_per_step");
+  // Added with ftbench.report/5 (evaluation's traffic apart): optional, older reports lack them.
+  if (f.has("evaluation_collective_bytes")) d.evaluation_collective_bytes = bytes_by_name(f, "evaluation_collective_bytes");
+  if (f.has("evaluation_collective_wait_s")) d.evaluation_collective_wait_s = f.number("evaluation_collective_wait_s");
   // Added with the multi-node run (v5): optional, older reports lack them.
   if (f.has("launcher")) d.launcher = f.string("launcher");
   if (f.has("nodes")) d.nodes = f.integer("nodes");
@@ -249,7 +294,7 @@ json to_json(const ScenarioResult& r, bool with_steps) {
       {"accuracy", {{"val", r.val_acc}, {"test", r.test_acc}}},
       {"loss", {{"test", r.test_loss}}},
       {"epochs", std::move(epochs)},
-      {"memory", {{"peak_bytes", r.peak_bytes}, {"source", r.peak_bytes_source}}},
+      {"memory", memory_to_json(r)},
       {"repeats", static_cast<int64_t>(r.repeats.size())},
       {"samples", std::move(samples)},
       {"efficiency",
@@ -306,6 +351,9 @@ ScenarioResult result_from_json(const json& j, const std::string& path) {
   JsonFields memory = f.object("memory");
   r.peak_bytes = memory.integer("peak_bytes");
   r.peak_bytes_source = memory.string("source");
+  // Added with ftbench.report/5 (memory measured per phase): optional, older reports lack them.
+  if (memory.has("parameter_count")) r.parameter_count = memory.integer("parameter_count");
+  if (memory.has("phases")) r.memory_phases = held_phases_from_json(memory.object("phases"));
   const int64_t repeats = f.integer("repeats");
   const json& samples = f.array("samples");
   if (repeats != static_cast<int64_t>(samples.size())) {
@@ -355,6 +403,12 @@ ScenarioResult result_from_json(const json& j, const std::string& path) {
   if (f.has("profile")) r.profile = op_profile_from_json(f.at("profile"), f.name("profile"));
   return r;
 }
+int64_t ScenarioResult::HeldPhase::peak_bytes() const {
+  int64_t n = 0;
+  for (int64_t b : per_rank) n = std::max(n, b);
+  return n;
+}
+
 void aggregate_repeats(ScenarioResult& r) {
   auto med = [&](double RepeatSample::*f) {
     std::vector<double> v;

@@ -73,6 +73,19 @@ struct ScenarioResult {
   std::vector<StepRecord> steps;     // of the last repeat
   int64_t peak_bytes = 0;            // max over repeats
   std::string peak_bytes_source;     // "cuda_max_allocated" | "rss_peak_since_row_start" | "process_max_rss" (core/measure/device.h)
+  int64_t parameter_count = 0;       // the model's parameters (elements); 0 = not recorded
+  // Distributed rows: the device bytes each rank held per phase of the loop,
+  // measured (last repeat; scenarios/parallel/held_memory.h), beside what
+  // max_device_bytes checked for that phase (modelled from the layout).
+  struct HeldPhase {
+    std::vector<int64_t> per_rank;  // each rank's measured peak
+    int64_t modelled_bytes = 0;
+    int64_t peak_bytes() const;     // the largest rank's
+  };
+  struct HeldPhases {
+    std::string source;  // "tracked_tensors" | "cuda_max_allocated"; empty = not measured
+    HeldPhase training, evaluation;  // evaluation: validation, test and the metric sums
+  } memory_phases;
   std::vector<RepeatSample> repeats;
   // Efficiency: model FLOPs of a training step over the measured step time,
   // divided by the peak measured on this machine (see core/measure/flops.h).
@@ -108,7 +121,7 @@ struct ScenarioResult {
     std::string strategy;             // "ddp" | "sharded" | "zero2"
     int64_t bucket_cap_bytes = 0;
     int64_t buckets = 0;
-    double collective_wait_s = 0;     // rank 0's host time blocked in collectives (training loop)
+    double collective_wait_s = 0;     // rank 0's host time blocked in collectives (training steps)
     int64_t optimizer_state_bytes_per_rank = 0;
     int64_t grad_bytes_per_rank = 0;  // gradient storage a rank keeps between steps
     int64_t grad_staging_bytes = 0;   // zero2: bucket copies in flight during backward
@@ -127,9 +140,15 @@ struct ScenarioResult {
     int64_t offload_bytes_per_step = 0;   // offload: device-to-host + host-to-device copies per step
     double offload_wait_s = 0;            // offload: rank 0's host time blocked in those copies
     // Bytes rank 0 handed to each collective per training step, by collective
-    // ("all_reduce", "reduce_scatter", "all_gather", "broadcast"; evaluation's
-    // metric sums included); empty = not recorded.
+    // ("all_reduce", "reduce_scatter", "all_gather", "broadcast"); the
+    // training steps' only (before ftbench.report/5 evaluation's traffic was
+    // included, divided by the training steps); empty = not recorded.
     std::map<std::string, int64_t> collective_bytes_per_step{};
+    // Evaluation's apart (validation and test passes, every metric sum), over
+    // the whole run, and rank 0's host time blocked in them; collective_wait_s
+    // is the training steps' only.
+    std::map<std::string, int64_t> evaluation_collective_bytes{};
+    double evaluation_collective_wait_s = 0;
   } distributed;
 };
 

@@ -18,6 +18,7 @@ ftb::ScenarioResult row(const std::string& strategy, int ranks, int64_t params, 
   r.distributed.optimizer_state_bytes_per_rank = state;
   r.distributed.host_bytes_per_rank = host;
   r.peak_bytes = 512 << 20;
+  r.parameter_count = 1 << 20;  // psi = 1 Mi parameters
   return r;
 }
 
@@ -61,4 +62,33 @@ TEST_CASE("memory table: measured bytes per rank with the model beside them, sin
   ftb::Report none;
   none.results = {single};
   CHECK_FALSE(ftb::memory_table(none));
+}
+
+// zero3 on 2 ranks whose measured parameters are more than its share (a unit
+// left whole): the model, from the parameter count alone, says 2 MiB. On the
+// old code psi came from the measured bytes, so the bracket repeated the
+// measurement ("2.50 (2.50)") and could never disagree; there was no zero3 row
+// and no measured phase columns.
+TEST_CASE("memory table: zero3's model from the parameter count, measured phases beside it") {
+  ftb::Report report;
+  const int64_t mib = 1 << 20;
+  auto z3 = row("zero3", 2, 5 * mib / 2, 2 * mib, 4 * mib, 0);
+  z3.memory_phases.source = "tracked_tensors";
+  z3.memory_phases.training.per_rank = {10 * mib, 11 * mib};
+  z3.memory_phases.evaluation.per_rank = {12 * mib, 12 * mib};
+  auto old = row("ddp", 2, 4 * mib, 4 * mib, 8 * mib, 0);
+  old.parameter_count = 0;  // a report from before the count: measured only, no phases
+  report.results = {z3, old};
+  const auto t = ftb::memory_table(report);
+  REQUIRE(t);
+  REQUIRE(t->rows.size() == 3);
+  CHECK(t->rows[0][8] == "held in training MiB");
+  CHECK(t->rows[1][3] == "2.50 (2.00)");   // measured beside the model: 4 psi / 2
+  CHECK(t->rows[1][4] == "2.00 (2.00)");   // gradient shards
+  CHECK(t->rows[1][5] == "4.00 (4.00)");   // Adam's moments of the shard
+  CHECK(t->rows[1][7] == "8.50 (8.00)");   // device total
+  CHECK(t->rows[1][8] == "11.00");         // the larger rank's training peak
+  CHECK(t->rows[1][9] == "12.00");         // every unit whole in evaluation
+  CHECK(t->rows[2][3] == "4.00");          // no count recorded: no model
+  CHECK(t->rows[2][8] == "-");
 }

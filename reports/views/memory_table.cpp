@@ -15,6 +15,11 @@ std::string mib(double bytes) {
 // "measured (model)" in MiB.
 std::string pair(double measured, double model) { return mib(measured) + " (" + mib(model) + ")"; }
 
+// A phase's measured peak (the largest rank's), "-" where not measured.
+std::string held(const ScenarioResult& r, const ScenarioResult::HeldPhase& p) {
+  return r.memory_phases.source.empty() || p.per_rank.empty() ? "-" : mib(static_cast<double>(p.peak_bytes()));
+}
+
 }  // namespace
 
 std::optional<MemoryModel> zero_memory_model(const std::string& strategy, double psi, int ranks) {
@@ -31,40 +36,43 @@ std::optional<MemoryModel> zero_memory_model(const std::string& strategy, double
 std::optional<ResultTable> memory_table(const Report& report) {
   ResultTable t;
   t.rows.push_back({"scenario", "strategy", "ranks", "parameters MiB", "gradients MiB", "optimizer state MiB",
-                    "host MiB", "device total MiB", "peak MiB"});
-  t.right = {false, false, true, true, true, true, true, true, true};
+                    "host MiB", "device total MiB", "held in training MiB", "held in evaluation MiB", "peak MiB"});
+  t.right = {false, false, true, true, true, true, true, true, true, true, true};
   for (const auto& r : report.results) {
     const auto& d = r.distributed;
     if (r.status != Status::ok || d.backend.empty() || d.param_bytes_per_rank <= 0) continue;
-    // psi from the device's parameter storage (fp32; padding to the world size included): whole
-    // parameters, or zero3's 1/N shards of them.
-    const bool params_sharded = d.strategy.rfind("zero3", 0) == 0;
-    const double psi = static_cast<double>(d.param_bytes_per_rank) / 4.0 * (params_sharded ? r.world_size : 1);
-    const auto m = zero_memory_model(d.strategy, psi, r.world_size);
+    // The model from the parameter count alone (a report that did not record
+    // it shows the measured figures only), so measured and model can differ.
+    const auto found = zero_memory_model(d.strategy, static_cast<double>(r.parameter_count), r.world_size);
+    const bool modelled = r.parameter_count > 0 && found.has_value();
+    const MemoryModel m = found.value_or(MemoryModel{});
     const bool host_state = d.host_bytes_per_rank > 0;
     const double state_on_device = host_state ? 0.0 : static_cast<double>(d.optimizer_state_bytes_per_rank);
     const double device = static_cast<double>(d.param_bytes_per_rank + d.grad_bytes_per_rank) + state_on_device;
     auto cell = [&](double measured, double MemoryModel::*field) {
-      return m ? pair(measured, (*m).*field) : mib(measured);
+      return modelled ? pair(measured, m.*field) : mib(measured);
     };
     t.rows.push_back({r.scenario, d.strategy, std::to_string(r.world_size),
                       cell(static_cast<double>(d.param_bytes_per_rank), &MemoryModel::params),
                       cell(static_cast<double>(d.grad_bytes_per_rank), &MemoryModel::grads),
                       cell(state_on_device, &MemoryModel::optimizer),
                       cell(static_cast<double>(d.host_bytes_per_rank), &MemoryModel::host),
-                      m ? pair(device, m->params + m->grads + m->optimizer) : mib(device),
+                      modelled ? pair(device, m.params + m.grads + m.optimizer) : mib(device),
+                      held(r, r.memory_phases.training), held(r, r.memory_phases.evaluation),
                       mib(static_cast<double>(r.peak_bytes))});
   }
   if (t.rows.size() == 1) return std::nullopt;
   t.notes =
-      "Memory per rank, measured from the tensors each strategy keeps between steps (model in brackets: the ZeRO "
-      "paper's accounting with ftbench's fp32 weights and gradients, psi = parameters incl. padding: ddp 4psi + "
-      "4psi + 8psi of Adam state, sharded divides the state by the ranks, zero2 the gradients too, "
-      "zero3 the parameters too (the units gathered at a time come on top), the _offload rows move the state, its "
-      "fp32 master and its gradient staging (16psi/n) to the host; the paper's "
-      "mixed-precision 2psi + 2psi + 12psi keeps fp16 weights, ftbench's autocast keeps fp32). Activations are "
-      "not in the model: peak MiB is the row's measured peak (a CPU's resident memory, every rank's process "
-      "alike).\n";
+      "Memory per rank, measured from the tensors each strategy keeps between steps (padding to the ranks "
+      "included; model in brackets: the ZeRO paper's accounting from the model's parameter count psi alone, with "
+      "ftbench's fp32 weights and gradients: ddp 4psi + 4psi + 8psi of Adam state, sharded divides the state by "
+      "the ranks, zero2 the gradients too, zero3 the parameters too (the units gathered at a time come on top), the "
+      "_offload rows move the state, its fp32 master and its gradient staging (16psi/n) to the host; the paper's "
+      "mixed-precision 2psi + 2psi + 12psi keeps fp16 weights, ftbench's autocast keeps fp32). held in training / "
+      "evaluation: the most a rank's device held in that phase, measured (the largest rank's; on a CPU the "
+      "strategy's live tensors: state, gathered units, staging copies; on a GPU the caching allocator's peak, "
+      "activations included); zero3's evaluation holds every unit whole. Activations are not in the model: peak "
+      "MiB is the row's measured peak (a CPU's resident memory, every rank's process alike).\n";
   return t;
 }
 

@@ -1,9 +1,12 @@
 // Memory per rank of the distributed rows: what each strategy keeps where,
 // measured from the tensors that exist (result.distributed: parameters,
 // gradients, optimizer state on the device; the offloaded part on the host),
-// beside the ZeRO paper's model of it (Rajbhandari et al. 2020, section 3),
-// so a reader sees which strategy fits a model on a given device before
-// running it. Its own table under the speed-up table.
+// beside the ZeRO paper's model of it (Rajbhandari et al. 2020, section 3)
+// computed from the model's parameter count alone (result.parameter_count),
+// so the two can disagree; then the most a rank held in training and in
+// evaluation, measured (result.memory_phases). A reader sees which strategy
+// fits a model on a given device before running it. Its own table under the
+// speed-up table.
 #pragma once
 
 #include "reports/record/report.h"

@@ -35,6 +35,21 @@ void refuse_second_backward(Sharding sharding, bool offload) {
                          " (accumulate=K is not implemented); one backward per optimizer step");
 }
 
+DeviceBytes GradientSync::kept_bytes() const {
+  DeviceBytes b;
+  b.parameters = parameter_bytes();
+  b.gradients = gradient_bytes();
+  b.optimizer = offloaded() ? 0 : optimizer_state_bytes();
+  return b;
+}
+
+DeviceBytes GradientSync::device_bytes_needed() const {
+  DeviceBytes worst;
+  for (MemoryPhase p : kMemoryPhases)
+    if (const DeviceBytes b = device_bytes_needed(p); b.total() > worst.total()) worst = b;
+  return worst;
+}
+
 std::string to_string(Sharding s) {
   switch (s) {
     case Sharding::none: return "ddp";
@@ -172,6 +187,7 @@ void DataParallel::launch(std::size_t index) {
   // zero2: at most two buckets in flight, so the staging copies stay small.
   if (index >= 2) release(index - 2);
   b.staging = torch::zeros({b.padded}, b.flat_params.options());
+  note_held();  // the bucket's full gradients and its copy, the previous bucket's in flight: backward's peak
   for (std::size_t j = 0; j < b.params.size(); ++j) {
     auto& p = params_[b.params[j]];
     if (p.grad().defined()) {
@@ -195,6 +211,7 @@ void DataParallel::release(std::size_t index) {
 
 void DataParallel::finish_gradient_sync() {
   while (next_launch_ < buckets_.size()) launch(next_launch_++);  // buckets with unused parameters
+  note_held();  // ddp, sharded: every gradient, whatever autograd allocated besides the flat buffers
   for (std::size_t b = 0; b < buckets_.size(); ++b) release(b);
   synced_ = true;
 }
@@ -229,6 +246,7 @@ void DataParallel::step(const torch::Tensor& found_inf) {
     sends.push_back(b->flat_params.narrow(0, rank * b->chunk, b->chunk).clone());
     pending.push_back(comm_->all_gather(b->flat_params, sends.back()));
   }
+  note_held(storage_bytes(sends));  // the step's peak: the chunks' copies on top of the state
   for (auto& p : pending) comm_->wait(p);
 }
 
@@ -244,6 +262,41 @@ int64_t DataParallel::parameter_bytes() const {
   int64_t n = 0;
   for (const auto& b : buckets_) n += b->flat_params.nbytes();
   return n;
+}
+
+int64_t DataParallel::parameter_count() const {
+  int64_t n = 0;
+  for (const auto& p : params_) n += p.numel();
+  return n;
+}
+
+DeviceBytes DataParallel::device_bytes_needed(MemoryPhase phase) const {
+  DeviceBytes need = kept_bytes();
+  if (phase == MemoryPhase::evaluation) return need;  // no collective, nothing gathered: the state as kept
+  int64_t backward = 0, sends = 0;
+  for (std::size_t i = 0; i < buckets_.size(); ++i) {
+    const auto& b = *buckets_[i];
+    // Bucket i's full gradients and the next bucket's (autograd may produce
+    // those before bucket i is complete: the two embedding tables' arrive
+    // together), i's copy and the previous bucket's in flight.
+    const int64_t next = i + 1 < buckets_.size() ? buckets_[i + 1]->numel : 0;
+    if (options_.sharding == Sharding::gradients)
+      backward = std::max(backward, (b.numel + next + b.padded + (i > 0 ? buckets_[i - 1]->padded : 0)) * 4);
+    if (options_.sharding != Sharding::none) sends += b.chunk * 4;
+  }
+  need.staging = std::max(backward, sends);
+  return need;
+}
+
+int64_t DataParallel::held_bytes() const {
+  std::vector<torch::Tensor> tensors;
+  for (const auto& b : buckets_) {
+    tensors.push_back(b->flat_params);
+    tensors.push_back(b->flat_grads.defined() ? b->flat_grads : b->shard_grads);
+    tensors.push_back(b->staging);
+  }
+  for (const auto& p : params_) tensors.push_back(p.grad());  // views into flat_grads count once
+  return storage_bytes(tensors) + (host_ ? 0 : optimizer_state_bytes());
 }
 
 int64_t DataParallel::host_bytes() const { return host_ ? host_->host_bytes() : 0; }

@@ -40,6 +40,7 @@
 #include "core/train/optimizer.h"
 #include "scenarios/parallel/communicator.h"
 #include "core/train/grad_scaler.h"
+#include "scenarios/parallel/held_memory.h"
 #include "scenarios/parallel/host_optimizer.h"
 
 namespace ftb::dist {
@@ -105,14 +106,31 @@ class GradientSync {
   virtual int64_t host_bytes() const = 0;       // offload: master shards, their gradients and Adam's state
   virtual int64_t offload_bytes_per_step() const = 0;
   virtual double offload_wait_s() const = 0;
-  // What a rank's device holds for the model's state at its peak: the
-  // parameters, gradients and optimizer state kept between steps (the
-  // optimizer's on the host when offloaded) plus what a step gathers on top
-  // (zero3: the unit computing and the one prefetched).
-  int64_t device_bytes_needed() const {
-    return parameter_bytes() + gradient_bytes() + (offloaded() ? 0 : optimizer_state_bytes()) + transient_bytes();
+  // The model's parameters (elements, no padding).
+  virtual int64_t parameter_count() const = 0;
+
+  // What a rank's device will hold for the model's state at its peak in a
+  // phase, modelled from this strategy's layout (what max_device_bytes
+  // checks): the parameters, gradients and optimizer state kept between
+  // steps (the optimizer's on the host when offloaded), plus in training
+  // the staging of a step and zero3's units gathered at a time, in
+  // evaluation zero3's every unit (gathered once, kept for the pass).
+  virtual DeviceBytes device_bytes_needed(MemoryPhase phase) const = 0;
+  // The worst phase's (the one a device of that size must hold).
+  DeviceBytes device_bytes_needed() const;
+  // Measured: the bytes of this strategy's device tensors alive now
+  // (storages: parameters, gradients, optimizer state, gathered units,
+  // staging; the offloaded optimizer's are host bytes, not counted).
+  virtual int64_t held_bytes() const = 0;
+  // Where the hooks report held_bytes() at the strategy's peaks (a row sets
+  // it; nullptr = not measured). `extra`: bytes of a local copy alive then.
+  HeldMemory* memory = nullptr;
+  void note_held(int64_t extra = 0) const {
+    if (memory != nullptr && memory->tracks_tensors()) memory->sample(held_bytes() + extra);
   }
-  virtual int64_t transient_bytes() const { return 0; }
+
+ protected:
+  DeviceBytes kept_bytes() const;  // parameters, gradients, optimizer state (device)
 };
 
 class DataParallel : public GradientSync {
@@ -157,6 +175,14 @@ class DataParallel : public GradientSync {
   int64_t host_bytes() const override;
   int64_t offload_bytes_per_step() const override;  // device-to-host gradients + host-to-device parameters
   double offload_wait_s() const override;           // host time blocked in those copies
+  int64_t parameter_count() const override;
+  // Training: zero2's backward holds a bucket's full gradients (and the next
+  // bucket's, which may arrive first), its staging copy and the previous
+  // bucket's in flight; sharded and zero2's step the copies of this rank's
+  // chunks it all-gathers from (whichever is larger).
+  DeviceBytes device_bytes_needed(MemoryPhase phase) const override;
+  using GradientSync::device_bytes_needed;
+  int64_t held_bytes() const override;
   // Buckets whose collective the hooks issued while backward was running, in
   // the last step (the rest were issued by finish_gradient_sync).
   std::size_t buckets_issued_in_backward() const { return issued_in_backward_; }

@@ -59,14 +59,100 @@ SumAcrossRanks sum_over(dist::Communicator& comm, dist::GradientSync& dp) {
   };
 }
 
+RowPhases::RowPhases(dist::GradientSync& dp, dist::Communicator& comm)
+    : dp_(dp), comm_(comm), memory_(comm.device()) {
+  dp_.memory = &memory_;
+}
+
+RowPhases::~RowPhases() { dp_.memory = nullptr; }
+
+std::vector<LoopCallback*> RowPhases::with(const std::vector<LoopCallback*>& callbacks) {
+  auto all = callbacks;
+  all.push_back(this);
+  return all;
+}
+
+void RowPhases::close() {
+  const auto& now = comm_.bytes_by_collective();
+  if (phase_) {
+    auto& t = traffic_[static_cast<std::size_t>(*phase_)];
+    for (const auto& [name, bytes] : now) {
+      const auto mark = bytes_mark_.find(name);
+      const int64_t delta = bytes - (mark == bytes_mark_.end() ? 0 : mark->second);
+      if (delta != 0) t.bytes[name] += delta;
+    }
+    t.wait_s += comm_.wait_s() - wait_mark_;
+  }
+  bytes_mark_ = now;
+  wait_mark_ = comm_.wait_s();
+}
+
+void RowPhases::enter(dist::MemoryPhase p) {
+  if (phase_ == p) return;
+  close();
+  phase_ = p;
+  memory_.enter(p);
+  // Evaluation starts from the state the steps keep (ddp, sharded and zero2
+  // have no hook in evaluation; zero3's gathers sample as they go).
+  if (p == dist::MemoryPhase::evaluation) dp_.note_held();
+}
+
+void RowPhases::finish() {
+  close();
+  phase_.reset();
+  memory_.finish();
+}
+
+void check_device_budget(const dist::GradientSync& dp, int64_t max_device_bytes) {
+  using dist::MemoryPhase;
+  const auto training = dp.device_bytes_needed(MemoryPhase::training);
+  const auto evaluation = dp.device_bytes_needed(MemoryPhase::evaluation);
+  const bool eval_worse = evaluation.total() > training.total();
+  const auto& worst = eval_worse ? evaluation : training;
+  if (max_device_bytes <= 0 || worst.total() <= max_device_bytes) return;
+  throw std::runtime_error("does not fit max_device_bytes=" + std::to_string(max_device_bytes) + ": a rank needs " +
+                           std::to_string(worst.total()) + " bytes in " +
+                           to_string(eval_worse ? MemoryPhase::evaluation : MemoryPhase::training) + " (" +
+                           worst.describe() + "); training " + std::to_string(training.total()) + ", evaluation " +
+                           std::to_string(evaluation.total()) + " (modelled from its layout)");
+}
+
+namespace {
+
+// Each rank's held peaks, gathered (rank r's at 2r, 2r + 1): every rank calls it.
+ScenarioResult::HeldPhases held_phases(const RowPhases& phases, const dist::GradientSync& dp,
+                                       dist::Communicator& comm) {
+  using dist::MemoryPhase;
+  const auto& memory = phases.memory();
+  auto peaks = torch::zeros({2 * comm.size()}, torch::kDouble);  // bytes below 2^53: exact
+  peaks[2 * comm.rank()] = static_cast<double>(memory.peak(MemoryPhase::training));
+  peaks[2 * comm.rank() + 1] = static_cast<double>(memory.peak(MemoryPhase::evaluation));
+  comm.sum_in_place(peaks);
+  ScenarioResult::HeldPhases out;
+  out.source = memory.source();
+  for (int rank = 0; rank < comm.size(); ++rank) {
+    out.training.per_rank.push_back(static_cast<int64_t>(peaks[2 * rank].item<double>()));
+    out.evaluation.per_rank.push_back(static_cast<int64_t>(peaks[2 * rank + 1].item<double>()));
+  }
+  out.training.modelled_bytes = dp.device_bytes_needed(MemoryPhase::training).total();
+  out.evaluation.modelled_bytes = dp.device_bytes_needed(MemoryPhase::evaluation).total();
+  return out;
+}
+
+}  // namespace
+
 void fill_distributed(ScenarioResult& r, const dist::GradientSync& dp, dist::Communicator& comm,
-                      const LoopResult& loop) {
+                      const LoopResult& loop, const RowPhases& phases) {
   auto& d = r.distributed;
   d.backend = comm.backend();
   d.strategy = to_string(dist::strategy_of(dp.sharding(), dp.offloaded()));
   d.bucket_cap_bytes = dp.bucket_cap_bytes();
   d.buckets = static_cast<int64_t>(dp.bucket_count());
-  d.collective_wait_s = comm.wait_s();
+  const auto& training = phases.traffic(dist::MemoryPhase::training);
+  const auto& evaluation = phases.traffic(dist::MemoryPhase::evaluation);
+  d.collective_wait_s = training.wait_s;
+  d.evaluation_collective_bytes = evaluation.bytes;
+  d.evaluation_collective_wait_s = evaluation.wait_s;
   d.optimizer_state_bytes_per_rank = dp.optimizer_state_bytes();
   d.grad_bytes_per_rank = dp.gradient_bytes();
   d.grad_staging_bytes = dp.staging_bytes();
@@ -81,10 +167,19 @@ void fill_distributed(ScenarioResult& r, const dist::GradientSync& dp, dist::Com
   d.offload_bytes_per_step = dp.offload_bytes_per_step();
   d.offload_wait_s = dp.offload_wait_s();
   const auto steps = static_cast<int64_t>(std::max<std::size_t>(1, loop.steps.size()));
-  for (const auto& [name, bytes] : comm.bytes_by_collective()) d.collective_bytes_per_step[name] = bytes / steps;
+  for (const auto& [name, bytes] : training.bytes) d.collective_bytes_per_step[name] = bytes / steps;
   if (dp.offloaded() && !comm.device().is_cuda())
     r.extra["offload_note"] = "the device is the host here: the offload's copies are host to host";
-  r.extra["device_bytes_needed"] = dp.device_bytes_needed();  // the state a rank's device holds at its peak
+  // What max_device_bytes checks: the worst phase's modelled bytes.
+  r.extra["device_bytes_needed"] = dp.device_bytes_needed().total();
+  r.parameter_count = dp.parameter_count();
+  r.memory_phases = held_phases(phases, dp, comm);
+  if (comm.device().is_cuda()) {
+    // The phases reset the allocator's peak: the row's is the largest phase's.
+    const auto& m = phases.memory();
+    r.peak_bytes = std::max({r.peak_bytes, m.peak(dist::MemoryPhase::training), m.peak(dist::MemoryPhase::evaluation)});
+    for (auto& s : r.repeats) s.peak_bytes = r.peak_bytes;
+  }
   if (comm.size() == 1 && (dp.sharding() != dist::Sharding::none || dp.offloaded()))
     r.extra["sharding_note"] = "world size 1: nothing is sharded (every shard is the whole)";
   r.world_size = comm.size();
@@ -118,15 +213,10 @@ ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const Sc
   o.lr = c.lr;
   const auto sync = dist::make_gradient_sync(model, comm, o);
   dist::GradientSync& dp = *sync;
-  // A device budget (max_device_bytes): the row fails as a device of that size would.
-  const int64_t needed = dp.device_bytes_needed();
-  if (c.max_device_bytes > 0 && needed > c.max_device_bytes)
-    throw std::runtime_error(
-        "does not fit max_device_bytes=" + std::to_string(c.max_device_bytes) + ": a rank needs " +
-        std::to_string(needed) + " bytes (parameters " + std::to_string(dp.parameter_bytes()) + ", gradients " +
-        std::to_string(dp.gradient_bytes()) + ", optimizer state " +
-        std::to_string(dp.offloaded() ? 0 : dp.optimizer_state_bytes()) + ", gathered units " +
-        std::to_string(dp.transient_bytes()) + ")");
+  // A device budget (max_device_bytes): the row fails as a device of that
+  // size would, on its worst phase (evaluation's gathers and training's
+  // staging included), before any training.
+  check_device_budget(dp, c.max_device_bytes);
   dp.broadcast_parameters(0);  // every rank starts from rank 0's weights
   std::unique_ptr<GradScaler> scaler;
   if (precision == Precision::fp16_mixed) scaler = std::make_unique<GradScaler>();
@@ -158,9 +248,11 @@ ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const Sc
   auto options = loop_options(c, name, device);
   options.sum_across_ranks = sum_over(*comm, dp);
   comm->reset_wait();
-  auto loop = run_fine_tuning(model, loaders.refs(), options, step, ctx.callbacks, forward);
+  RowPhases phases(dp, *comm);
+  auto loop = run_fine_tuning(model, loaders.refs(), options, step, phases.with(ctx.callbacks), forward);
+  phases.finish();
   auto r = result_from_loop(name, loop, device, precision, dp.optimizer_label());
-  fill_distributed(r, dp, *comm, loop);
+  fill_distributed(r, dp, *comm, loop, phases);
   r.skipped_steps = static_cast<int64_t>(skipped.item<float>());
   if (scaler) r.extra["loss_scale_final"] = scaler->scale_value();
   return r;

@@ -4,7 +4,9 @@
 // technique.
 #pragma once
 
+#include <array>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "scenarios/parallel/communicator.h"
 #include "scenarios/parallel/data_parallel.h"
 #include "scenarios/parallel/fully_sharded.h"
+#include "scenarios/parallel/held_memory.h"
 #include "scenarios/parallel/rank_env.h"
 #include "scenarios/common.h"
 
@@ -35,9 +38,55 @@ SumAcrossRanks sum_over(dist::Communicator& comm);
 // collectively (GradientSync::join_evaluation: zero3's gathers), so a split
 // with fewer examples than ranks cannot hang.
 SumAcrossRanks sum_over(dist::Communicator& comm, dist::GradientSync& dp);
-// Fills the distributed fields of r (rank 0's view).
+// The loop's two phases for a distributed row, told apart by its callbacks:
+// training (the steps) and evaluation (validation, test and every metric
+// sum, the epoch's training totals included). Each phase gets the device
+// bytes the strategy held (dist::HeldMemory: the strategy's hooks sample
+// into it) and the collective traffic and wait of its own, so evaluation's
+// (zero3 gathers every unit once a pass) is not divided by training steps.
+class RowPhases : public LoopCallback {
+ public:
+  RowPhases(dist::GradientSync& dp, dist::Communicator& comm);
+  ~RowPhases() override;
+  RowPhases(const RowPhases&) = delete;
+  RowPhases& operator=(const RowPhases&) = delete;
+  // `callbacks` and this one, for run_fine_tuning.
+  std::vector<LoopCallback*> with(const std::vector<LoopCallback*>& callbacks);
+  void on_train_start(const LoopState&) override { enter(dist::MemoryPhase::training); }
+  void on_epoch_start(const LoopState&) override { enter(dist::MemoryPhase::training); }
+  void on_epoch_steps(const LoopState&, const std::vector<StepRecord>&) override { enter(dist::MemoryPhase::evaluation); }
+  void on_train_end(const LoopState&) override { enter(dist::MemoryPhase::evaluation); }
+  // After the loop: the last phase closed, nothing counts after it.
+  void finish();
+
+  struct Traffic {
+    std::map<std::string, int64_t> bytes;  // by collective, as Communicator::bytes_by_collective
+    double wait_s = 0;
+  };
+  const Traffic& traffic(dist::MemoryPhase p) const { return traffic_[static_cast<std::size_t>(p)]; }
+  const dist::HeldMemory& memory() const { return memory_; }
+
+ private:
+  void enter(dist::MemoryPhase p);
+  void close();  // the communicator's counters since the last change go to the current phase
+
+  dist::GradientSync& dp_;
+  dist::Communicator& comm_;
+  dist::HeldMemory memory_;
+  std::optional<dist::MemoryPhase> phase_;
+  std::array<Traffic, 2> traffic_;
+  std::map<std::string, int64_t> bytes_mark_;
+  double wait_mark_ = 0;
+};
+
+// Fills the distributed fields of r (rank 0's view; the held bytes of every
+// rank, gathered: a collective, so every rank calls it).
 void fill_distributed(ScenarioResult& r, const dist::GradientSync& dp, dist::Communicator& comm,
-                      const LoopResult& loop);
+                      const LoopResult& loop, const RowPhases& phases);
+// Throws, before any training, where the worst phase of `dp`'s modelled
+// device bytes exceeds the budget (max_device_bytes; 0 = none), naming the
+// phase, its bytes by kind and both phases' totals.
+void check_device_budget(const dist::GradientSync& dp, int64_t max_device_bytes);
 
 // The ddp / sharded / zero2 / zero3 scenarios (and the offload ones): the
 // baseline loop with the gradients synchronised (and the optimizer, the

@@ -151,6 +151,7 @@ void FullyShardedUnits::issue_gather(std::size_t i) {
   gathered_ += u.bytes();
   max_gathered_ = std::max(max_gathered_, gathered_);
   u.gathering = comm_->all_gather(u.full, shards_[i]);
+  note_held();
 }
 
 void FullyShardedUnits::gather(std::size_t i) {
@@ -197,6 +198,10 @@ void FullyShardedUnits::before_unit(std::size_t unit) {
     note("forward", unit);
     return;
   }
+  // Training resumes after evaluation: the units it kept whole go now, not
+  // one by one as the forward passes them (the whole model held meanwhile).
+  if (unit == 0)
+    for (std::size_t i = 0; i < units_.size(); ++i) free_params(i);
   gather(unit);
   // Prefetch: the next unit's all-gather runs while this one computes.
   if (unit + 1 < units_.size()) issue_gather(unit + 1);
@@ -236,6 +241,7 @@ void FullyShardedUnits::reduce(std::size_t unit) {
   note("reduce", unit);
   while (in_flight_.size() >= 2) wait_reduce(in_flight_.front());  // at most two units' copies in flight
   u.staging = torch::zeros({u.padded}, shards_[unit].options());
+  note_held();  // the unit whole, its full gradients and their copy, the previous copy in flight: backward's peak
   for (std::size_t j = 0; j < u.params.size(); ++j) {
     auto& p = u.params[j];
     if (p.grad().defined()) u.staging.narrow(0, u.offsets[j], p.numel()).copy_(p.grad().reshape({-1}));
@@ -302,15 +308,52 @@ int64_t FullyShardedUnits::gradient_bytes() const {
 
 int64_t FullyShardedUnits::staging_bytes() const { return max_staging_; }
 
-int64_t FullyShardedUnits::transient_bytes() const {
-  int64_t first = 0, second = 0;
-  for (const auto& u : units_) {
-    if (u->bytes() > first) second = first, first = u->bytes();
-    else if (u->bytes() > second) second = u->bytes();
+std::vector<int64_t> FullyShardedUnits::unit_bytes() const {
+  std::vector<int64_t> out;
+  for (const auto& u : units_) out.push_back(u->bytes());
+  return out;
+}
+
+int64_t FullyShardedUnits::parameter_count() const {
+  int64_t n = 0;
+  for (const auto& u : units_) n += u->numel;
+  return n;
+}
+
+DeviceBytes FullyShardedUnits::device_bytes_needed(MemoryPhase phase) const {
+  DeviceBytes need = kept_bytes();
+  if (phase == MemoryPhase::evaluation) {
+    for (const auto& u : units_) need.gathered += u->bytes();
+    return need;
   }
-  // In backward: the unit and the one prefetched whole, the unit's full
-  // gradients, and its gradient copy plus the previous unit's in flight.
-  return first + second + 3 * first;
+  // Backward's peak, at unit u's reduce: u and u - 1 (prefetched) whole,
+  // u's full gradients and their copy, and unit u + 1's copy still in
+  // flight; the worst u. (Forward holds u and u + 1 whole, no more.)
+  int64_t worst = -1;
+  for (std::size_t i = 0; i < units_.size(); ++i) {
+    const auto& u = *units_[i];
+    const int64_t gathered = u.bytes() + (i > 0 ? units_[i - 1]->bytes() : 0);
+    const int64_t staging = u.numel * 4 + u.bytes() + (i + 1 < units_.size() ? units_[i + 1]->bytes() : 0);
+    if (gathered + staging > worst) {
+      worst = gathered + staging;
+      need.gathered = gathered;
+      need.staging = staging;
+    }
+  }
+  return need;
+}
+
+int64_t FullyShardedUnits::held_bytes() const {
+  std::vector<torch::Tensor> tensors;
+  for (std::size_t i = 0; i < units_.size(); ++i) {
+    const auto& u = *units_[i];
+    tensors.push_back(u.full);  // resized to 0 while sharded
+    tensors.push_back(u.staging);
+    tensors.push_back(shards_[i]);
+    tensors.push_back(shard_grads_[i]);
+    for (const auto& p : u.params) tensors.push_back(p.grad());
+  }
+  return storage_bytes(tensors) + (host_ ? 0 : optimizer_state_bytes());
 }
 
 int64_t FullyShardedUnits::parameter_bytes() const {

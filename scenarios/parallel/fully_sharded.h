@@ -20,6 +20,7 @@
 //             kept until training resumes (FSDP's summon_full_params), as
 //             ranks may run different numbers of evaluation batches; a rank
 //             with no batch at all joins those gathers in join_evaluation().
+//             The next training forward frees them all at its first unit.
 // One backward per zero_grad(): a unit is reduced once, when its ready count
 // reaches its size, so a second backward's gradients would never be reduced.
 // Gradient accumulation (accumulate=K) is not implemented: a second backward
@@ -76,15 +77,23 @@ class FullyShardedUnits : public GradientSync, public UnitHooks {
   int64_t offload_bytes_per_step() const override { return host_ ? host_->bytes_per_step() : 0; }
   double offload_wait_s() const override { return host_ ? host_->wait_s() : 0; }
 
-  // The most bytes of whole units' parameters alive at once (gathered).
+  int64_t parameter_count() const override;
+
+  // The most bytes of whole units' parameters alive at once (gathered) since
+  // the set-up (which holds the whole model once, as a model loaded before
+  // sharding).
   int64_t max_gathered_bytes() const { return max_gathered_; }
-  // What a step holds on top of the shards, at its peak in backward: the
-  // unit and the one prefetched whole, the unit's full gradients, and two
-  // units' gradient copies in flight (largest units; a steady-state figure:
-  // the set-up holds the whole model once, as a model loaded before sharding).
-  int64_t transient_bytes() const override;
+  // Each unit's bytes whole (padded to the world size), in forward order.
+  std::vector<int64_t> unit_bytes() const;
+  // Training, at its peak in backward (a unit's reduce): the unit and the
+  // one below it (prefetched) whole, the unit's full gradients, their copy
+  // and the unit above's copy in flight, for the worst unit. Evaluation:
+  // every unit whole on top of the shards.
+  DeviceBytes device_bytes_needed(MemoryPhase phase) const override;
+  using GradientSync::device_bytes_needed;
+  int64_t held_bytes() const override;
   // Every unit whole and kept so (to read the weights: a test, a checkpoint);
-  // the next forward frees them again as it goes.
+  // the next training forward frees them all at its first unit.
   void gather_all();
 
   // UnitHooks (called by the model's forward).
