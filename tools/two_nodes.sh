@@ -55,7 +55,7 @@ for side in a b; do
   # ip netns exec bind-mounts /etc/netns/NS/hosts over /etc/hosts.
   mkdir -p "/etc/netns/${ns}${side}" &&
     printf '127.0.0.1 localhost\n%s.1 node0\n%s.2 node1\n' "$link" "$link" >"/etc/netns/${ns}${side}/hosts" ||
-    die "cannot write /etc/netns/${ns}${side}/hosts"
+    cannot "cannot write /etc/netns/${ns}${side}/hosts (read-only /etc?)"
   i=$((i + 1))
 done
 
