@@ -24,6 +24,9 @@
 #include "core/train/workload.h"
 #include "scenarios/parallel/distributed_row.h"
 #include "scenarios/registry.h"
+#include "core/measure/device.h"
+#include "scenarios/parallel/held_memory.h"
+#include "tests/skip.h"
 #include "tests/tiny_config.h"
 #include "tests/tensor_checks.h"
 
@@ -587,6 +590,49 @@ TEST_CASE("memory measured per phase: every strategy within what its model says"
     CHECK(r.extra.at("device_bytes_needed").get<int64_t>() ==
           std::max(m.training.modelled_bytes, m.evaluation.modelled_bytes));
   }
+}
+
+// On a GPU a phase's held bytes are the caching allocator's peak, reset when
+// the phase changes: 64 MiB alive in training only, 128 MiB in evaluation
+// only. Without the reset the training figure would carry evaluation's (or the
+// reverse, as the row's one peak did before). Skips without CUDA.
+TEST_CASE("held memory on a GPU: each phase's peak is the caching allocator's, reset at the change") {
+  if (!ftb::cuda_available()) FTB_SKIP_CASE("no CUDA device visible (the GPU check runs this)");
+  using ftb::dist::MemoryPhase;
+  const torch::Device device("cuda:0");
+  const int64_t mib = int64_t{1} << 20;
+  ftb::dist::HeldMemory m(device);
+  CHECK_FALSE(m.tracks_tensors());
+  CHECK(m.source() == "cuda_max_allocated");
+  m.enter(MemoryPhase::evaluation);
+  { auto t = torch::empty({128 * mib / 4}, torch::TensorOptions().dtype(torch::kFloat).device(device)); }
+  m.enter(MemoryPhase::training);
+  { auto t = torch::empty({64 * mib / 4}, torch::TensorOptions().dtype(torch::kFloat).device(device)); }
+  m.finish();
+  CHECK(m.peak(MemoryPhase::training) >= 64 * mib);
+  CHECK(m.peak(MemoryPhase::training) < 128 * mib);
+  CHECK(m.peak(MemoryPhase::evaluation) >= 128 * mib);
+}
+
+// The CPU's figure: the samples of the phase they fall in, none outside one.
+TEST_CASE("held memory on a CPU: samples count for the current phase only") {
+  using ftb::dist::MemoryPhase;
+  ftb::dist::HeldMemory m(torch::kCPU);
+  REQUIRE(m.tracks_tensors());
+  m.sample(1000);  // before the loop (the set-up): not a phase
+  m.enter(MemoryPhase::training);
+  m.sample(300);
+  m.sample(200);
+  m.enter(MemoryPhase::evaluation);
+  m.sample(100);
+  m.finish();
+  m.sample(5000);  // after the loop
+  CHECK(m.peak(MemoryPhase::training) == 300);
+  CHECK(m.peak(MemoryPhase::evaluation) == 100);
+  CHECK(m.source() == "tracked_tensors");
+  // Views of one buffer count once; a freed (resized to 0) storage counts 0.
+  auto buffer = torch::zeros({10});
+  CHECK(ftb::dist::storage_bytes({buffer, buffer.narrow(0, 2, 3), torch::Tensor(), torch::zeros({5})}) == 60);
 }
 
 // Training's collective bytes per step are the steps' own; evaluation's come
