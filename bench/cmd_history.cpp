@@ -93,8 +93,8 @@ Command add_history_command(CLI::App& app) {
   auto show_args = std::make_shared<ShowArgs>();
   auto* show_cmd = sub->add_subcommand("show", "Markdown table of runs per scenario (time, commit, machine, "
                                                "median with its interval and coverage, the verdict `regress` gave "
-                                               "that run against the runs before it, change points) and trend "
-                                               "charts with --out");
+                                               "that run against the runs before it, change points with the "
+                                               "recorded facts that differ across each) and trend charts with --out");
   show_cmd->add_option("db", show_args->db, "history file (SQLite)")->required();
   show_cmd->add_option("--scenario", show_args->scenario, "only this scenario");
   show_cmd->add_option("--metric", show_args->metric,

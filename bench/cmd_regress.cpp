@@ -1,6 +1,8 @@
-// ftbench regress --history DB | --baseline R --current R: did tonight's
-// report regress? Markdown on stdout; exit 1 on a gating regression
-// (reports/analysis/regress.h has the rules).
+// ftbench regress --history DB | --baseline R --current R [R ...]: did
+// tonight's report regress? Markdown on stdout, with what changed beside a
+// regression; exit 1 on a gating regression (reports/analysis/regress.h has
+// the rules). Several --current reports are tonight's runs judged together
+// (a confirmation rerun after a first alarm: docs/nightly.md).
 #include <iostream>
 
 #include "bench/commands.h"
@@ -13,8 +15,8 @@ namespace ftb {
 namespace {
 
 struct RegressArgs {
-  std::string history, current, noise, fail_on = "throughput", machine, out;
-  std::vector<std::string> baseline;
+  std::string history, noise, fail_on = "throughput", machine, out;
+  std::vector<std::string> baseline, current;
   int window = 20, min_runs = 3;
   double family_alpha = 0.005, min_effect = 0.03;
 };
@@ -39,15 +41,16 @@ int regress(const RegressArgs& a) {
     o.noise = &noise;
     o.noise_path = a.noise;
   }
-  const nlohmann::json current = read_json_file(a.current);
+  std::vector<NamedReport> tonight;
+  for (const auto& c : a.current) tonight.push_back({read_json_file(c), c});
   RegressSummary s;
   if (!a.history.empty()) {
     HistoryStore store(a.history, HistoryStore::Open::existing);
-    s = regress_vs_history(store, a.history, current, a.current, o);
+    s = regress_vs_history(store, a.history, tonight, o);
   } else {
     std::vector<NamedReport> baselines;
     for (const auto& b : a.baseline) baselines.push_back({read_json_file(b), b});
-    s = regress_vs_baseline(baselines, current, a.current, o);
+    s = regress_vs_baseline(baselines, tonight, o);
   }
   const std::string md = regress_markdown(s);
   std::cout << md;
@@ -64,7 +67,9 @@ Command add_regress_command(CLI::App& app) {
   sub->add_option("--history", a->history, "history DB (ftbench history add)");
   sub->add_option("--baseline", a->baseline, "baseline report.json file(s) instead of a history: its runs (one run "
                                               "alone cannot tell without --noise)");
-  sub->add_option("--current", a->current, "tonight's report.json")->required();
+  sub->add_option("--current", a->current, "tonight's report.json; several: tonight's independent runs judged "
+                                           "together (a confirmation rerun after a first alarm)")
+      ->required();
   sub->add_option("--window", a->window, "last N runs of the same machine, scenario, preset and config (default 20)");
   sub->add_option("--min-runs", a->min_runs, "nights the history needs before throughput is judged (default 3)");
   sub->add_option("--alpha", a->family_alpha, "whole-report false-alarm rate, Holm over every scenario (default 0.005)");

@@ -131,7 +131,7 @@ TEST_CASE("history add: two writers at once (two connections, two threads) lose 
   CHECK(store.series("baseline").size() == 2 * kEach);
 }
 
-TEST_CASE("history schema 2: each run's environment and data hash stored; a version 1 file is upgraded on open") {
+TEST_CASE("history schema 2: each run's environment and data hash stored, a version 1 file upgraded on open") {
   // Fails on version 1 (no environment column: facts.environment empty) and
   // on an upgrade that does not fill the old runs (their facts not recorded).
   TempDir dir("ftb_history");

@@ -275,7 +275,7 @@ TEST_CASE("what changed: a changed CPU is the first suspect regress and history 
   CHECK(t.reference_index.size() == 8);
   REQUIRE(!t.what_changed.suspects.empty());
   CHECK(t.what_changed.suspects[0].text() == "cpu.family (processor): 23 -> 25");
-  CHECK(t.what_changed.suspects.back().key == "git_commit");
+  CHECK(t.what_changed.suspects.back().text() == "git_commit (ftbench): c0 | ... | c7 (8 values) -> c20 | c21");
   const std::string md = regress_markdown(s);
   CHECK(md.find("tonight.json, rerun.json (2 runs of tonight, judged together)") != std::string::npos);
   CHECK(md.find("### What changed") != std::string::npos);

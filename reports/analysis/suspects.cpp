@@ -156,7 +156,10 @@ const std::vector<Entry>& table() {
   return entries;
 }
 
+// "a | b | c"; more than three values as "first | ... | last (N values)".
 std::string joined(const std::vector<std::string>& values) {
+  if (values.size() > 3)
+    return values.front() + " | ... | " + values.back() + " (" + std::to_string(values.size()) + " values)";
   std::string s;
   for (const auto& v : values) s += (s.empty() ? "" : " | ") + v;
   return s;
