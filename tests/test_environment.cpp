@@ -38,7 +38,9 @@ TEST_CASE("capture_environment has the documented keys") {
   for (const char* path : {"/host", "/os", "/cpu/model", "/cpu/logical_cores", "/cpu/physical_cores", "/memory_bytes",
                            "/gpus", "/cuda_driver", "/libtorch/version", "/libtorch/cuda", "/libtorch/cudnn",
                            "/libtorch/nccl", "/compiler", "/build_type", "/threads/intra_op", "/threads/inter_op",
-                           "/threads/parallel_info", "/git_commit", "/blas", "/timestamp"}) {
+                           "/threads/parallel_info", "/git_commit", "/blas", "/timestamp", "/kernel", "/cpu/vendor",
+                           "/cpu/family", "/cpu/model_number", "/cpu/stepping", "/cpu/isa", "/cpu/frequency_governor",
+                           "/libtorch/cpu_capability", "/libtorch/onednn", "/env_vars_watched"}) {
     CAPTURE(path);
     CHECK(env.contains(json::json_pointer(path)));
   }
@@ -59,4 +61,38 @@ TEST_CASE("capture_environment has the documented keys") {
   CHECK(env.at("libtorch").at("cuda").is_null());
   CHECK(env.at("gpus").empty());
 #endif
+}
+
+// Fails on the old capture (the CPU was its "model name" alone: "AMD EPYC"
+// could not say whether the processor beneath changed).
+TEST_CASE("cpu_identity: vendor, family, model, stepping and the instruction sets that decide a kernel") {
+  const std::string two_processors =
+      "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC\n"
+      "stepping\t: 1\nmicrocode\t: 0xa10113e\nphysical id\t: 0\ncore id\t\t: 0\n"
+      "flags\t\t: fpu sse avx2 avx512f avx512_bf16 avx512_vnni\n\n"
+      "processor\t: 1\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\nmodel name\t: other\n"
+      "physical id\t: 0\ncore id\t\t: 1\nflags\t\t: amx_bf16 amx_tile\n";
+  const json cpu = ftb::cpu_identity(two_processors);
+  CAPTURE(cpu.dump());
+  CHECK(cpu.at("model") == "AMD EPYC");  // the first processor's identity
+  CHECK(cpu.at("vendor") == "AuthenticAMD");
+  CHECK(cpu.at("family") == 25);
+  CHECK(cpu.at("model_number") == 17);
+  CHECK(cpu.at("stepping") == 1);
+  CHECK(cpu.at("microcode") == "0xa10113e");
+  CHECK(cpu.at("isa").at("avx2") == true);
+  CHECK(cpu.at("isa").at("avx512_bf16") == true);
+  CHECK(cpu.at("isa").at("amx_bf16") == false);  // the second processor's flags are not mixed in
+  CHECK(cpu.at("physical_cores") == 2);
+  // Nothing readable: every identity key null, never guessed.
+  const json none = ftb::cpu_identity("");
+  for (const char* key : {"model", "vendor", "family", "model_number", "stepping", "isa", "physical_cores"}) {
+    CAPTURE(key);
+    CHECK(none.at(key).is_null());
+  }
+  // This machine: the flags line is read (x86 and ARM both list at least one watched set).
+  const json here = ftb::capture_environment();
+  CHECK(here.at("cpu").at("isa").is_object());
+  CHECK(here.at("cpu").at("frequency_governor").is_string());
+  CHECK(here.at("env_vars_watched").size() >= 7);
 }

@@ -16,6 +16,8 @@
 #include <ctime>
 #include <fstream>
 #include <set>
+#include <sstream>
+#include <vector>
 #include <string>
 #include <utility>
 
@@ -40,31 +42,28 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-// "model name" and the distinct (physical id, core id) pairs of /proc/cpuinfo.
-// Either may be absent (ARM has no "model name"; some VMs hide core ids).
-json cpu_info() {
-  json cpu;
-  cpu["model"] = nullptr;
-  std::set<std::pair<std::string, std::string>> cores;
-  std::ifstream in("/proc/cpuinfo");
-  std::string line, physical_id = "0";
-  while (std::getline(in, line)) {
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    const std::string key = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
-    if (key == "model name" && cpu["model"].is_null()) cpu["model"] = value;
-    if (key == "physical id") physical_id = value;
-    if (key == "core id") cores.emplace(physical_id, value);
-  }
-  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
-  cpu["logical_cores"] = online > 0 ? json(online) : json(nullptr);
-  // What this process may use (taskset, container cpusets), which can be
-  // fewer than the machine has.
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  cpu["available_cores"] = ::sched_getaffinity(0, sizeof set, &set) == 0 ? json(CPU_COUNT(&set)) : json(nullptr);
-  cpu["physical_cores"] = cores.empty() ? json(nullptr) : json(cores.size());
-  return cpu;
+// The instruction sets that decide which kernel runs (oneDNN and ATen pick
+// AMX, AVX-512 BF16/VNNI, AVX-512 or AVX2 code by them), by their
+// /proc/cpuinfo flag names; ARM's "Features" names for the same purpose.
+const std::vector<std::string>& decisive_isa() {
+  static const std::vector<std::string> flags = {"avx2",       "avx512f",    "avx512_bf16", "avx512_vnni",
+                                                 "avx512_fp16", "amx_tile",  "amx_bf16",    "amx_int8",
+                                                 "asimd",      "sve",        "sve2",        "bf16"};
+  return flags;
+}
+
+json number_or_text(const std::string& v) {
+  if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos) return std::stoll(v);
+  return v;
+}
+
+// The first line of a sysfs file, or "not exposed" (VMs and containers
+// often have no cpufreq).
+std::string sysfs_or_not_exposed(const char* path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line) || trim(line).empty()) return "not exposed";
+  return trim(line);
 }
 
 json os_release_name() {
@@ -114,13 +113,43 @@ std::string hostname() {
   return buf;
 }
 
+// The variables that change threads, kernels, allocators or communication;
+// recorded when set, and the list itself as env_vars_watched, so a reader
+// tells "not set" from "not looked at" (older reports watched fewer).
+const std::vector<const char*>& watched_env_vars() {
+  static const std::vector<const char*> names = {
+      "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "KMP_AFFINITY",
+      "KMP_BLOCKTIME", "ATEN_CPU_CAPABILITY", "DNNL_MAX_CPU_ISA", "ONEDNN_MAX_CPU_ISA", "MKL_ENABLE_INSTRUCTIONS",
+      "MKL_CBWR", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "GLIBC_TUNABLES", "MALLOC_ARENA_MAX", "LD_PRELOAD",
+      "CUDA_VISIBLE_DEVICES", "CUDA_LAUNCH_BLOCKING", "CUBLAS_WORKSPACE_CONFIG", "NCCL_ALGO", "NCCL_PROTO",
+      "TORCH_NCCL_ASYNC_ERROR_HANDLING"};
+  return names;
+}
+
 json env_vars() {
   json vars = json::object();
-  for (const char* name : {"OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "CUDA_VISIBLE_DEVICES",
-                           "NCCL_ALGO", "NCCL_PROTO", "TORCH_NCCL_ASYNC_ERROR_HANDLING"}) {
+  for (const char* name : watched_env_vars()) {
     if (const char* v = std::getenv(name)) vars[name] = v;
   }
   return vars;
+}
+
+// "CPU capability usage: AVX512" in at::show_config(): the ISA ATen's own
+// CPU kernels were dispatched to (ATEN_CPU_CAPABILITY can lower it).
+json show_config_line(const std::string& config, const std::string& prefix) {
+  const auto at = config.find(prefix);
+  if (at == std::string::npos) return nullptr;
+  const auto begin = at + prefix.size();
+  return trim(config.substr(begin, config.find('\n', begin) - begin));
+}
+
+// The version after `marker` up to the next space: "Intel(R) MKL-DNN v3.10.2 (Git..." -> "3.10.2".
+json version_after(const std::string& config, const std::string& marker) {
+  const auto at = config.find(marker);
+  if (at == std::string::npos) return nullptr;
+  const auto begin = at + marker.size();
+  const auto end = config.find_first_of(" \n", begin);
+  return config.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
 #ifdef FTB_WITH_CUDA
@@ -139,17 +168,69 @@ std::string cudnn_version_string(long v) {
 
 }  // namespace
 
+json cpu_identity(const std::string& cpuinfo) {
+  json cpu = {{"model", nullptr}, {"vendor", nullptr},   {"family", nullptr},
+              {"model_number", nullptr}, {"stepping", nullptr}, {"microcode", nullptr}, {"isa", nullptr}};
+  std::set<std::pair<std::string, std::string>> cores;
+  std::istringstream in(cpuinfo);
+  std::string line, physical_id = "0";
+  int processors = 0;  // identity from the first processor's lines
+  while (std::getline(in, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
+    if (key == "processor") ++processors;
+    if (key == "physical id") physical_id = value;
+    if (key == "core id") cores.emplace(physical_id, value);
+    if (processors > 1) continue;
+    auto set_once = [&](const char* name, json v) {
+      if (cpu[name].is_null()) cpu[name] = std::move(v);
+    };
+    if (key == "model name") set_once("model", value);
+    if (key == "vendor_id" || key == "CPU implementer") set_once("vendor", value);
+    if (key == "cpu family" || key == "CPU architecture") set_once("family", number_or_text(value));
+    if (key == "model" || key == "CPU part") set_once("model_number", number_or_text(value));
+    if (key == "stepping" || key == "CPU revision") set_once("stepping", number_or_text(value));
+    if (key == "microcode") set_once("microcode", value);
+    if ((key == "flags" || key == "Features") && cpu["isa"].is_null()) {
+      std::set<std::string> flags;
+      std::istringstream words(value);
+      for (std::string w; words >> w;) flags.insert(w);
+      json isa = json::object();
+      for (const auto& f : decisive_isa()) isa[f] = flags.count(f) > 0;
+      cpu["isa"] = std::move(isa);
+    }
+  }
+  cpu["physical_cores"] = cores.empty() ? json(nullptr) : json(cores.size());
+  return cpu;
+}
+
 json capture_environment() {
   json env;
   env["host"] = hostname();
   struct utsname u {};
   if (::uname(&u) == 0) {
     env["os"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
+    env["kernel"] = u.release;
   } else {
     env["os"] = nullptr;
+    env["kernel"] = nullptr;
   }
   env["distro"] = os_release_name();
-  env["cpu"] = cpu_info();
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::stringstream cpuinfo_text;
+  cpuinfo_text << cpuinfo.rdbuf();
+  json cpu = cpu_identity(cpuinfo_text.str());
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  cpu["logical_cores"] = online > 0 ? json(online) : json(nullptr);
+  // What this process may use (taskset, container cpusets), which can be
+  // fewer than the machine has.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  cpu["available_cores"] = ::sched_getaffinity(0, sizeof set, &set) == 0 ? json(CPU_COUNT(&set)) : json(nullptr);
+  cpu["frequency_governor"] = sysfs_or_not_exposed("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  cpu["frequency_driver"] = sysfs_or_not_exposed("/sys/devices/system/cpu/cpu0/cpufreq/scaling_driver");
+  env["cpu"] = std::move(cpu);
   const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGESIZE);
   env["memory_bytes"] = pages > 0 && page_size > 0 ? json(static_cast<int64_t>(pages) * page_size) : json(nullptr);
 
@@ -199,13 +280,18 @@ json capture_environment() {
                     {"inter_op", at::get_num_interop_threads()},
                     {"parallel_info", at::get_parallel_info()}};
   env["env_vars"] = env_vars();
+  env["env_vars_watched"] = watched_env_vars();
   env["git_commit"] = build_git_commit();
   env["git_tree"] = build_git_tree();
   // The driver and the GPUs as NVML sees them (name, UUID, clocks, power,
   // ECC, MIG, links); {"available": false, "reason"} on machines without one.
   env["nvml"] = nvml_facts();
   env["driver_version"] = env["nvml"].value("driver_version", nlohmann::json(nullptr));
-  env["blas"] = show_config_value(at::show_config(), "BLAS_INFO");
+  const std::string config = at::show_config();
+  env["blas"] = show_config_value(config, "BLAS_INFO");
+  env["libtorch"]["cpu_capability"] = show_config_line(config, "CPU capability usage: ");
+  env["libtorch"]["mkl"] = version_after(config, "Math Kernel Library Version ");
+  env["libtorch"]["onednn"] = version_after(config, "MKL-DNN v");
   env["timestamp"] = utc_timestamp();
   return env;
 }
