@@ -7,6 +7,7 @@
 #include "core/base/interrupt.h"
 #include "core/measure/device.h"
 #include "core/measure/op_profiler.h"
+#include "scenarios/parallel/rank_protocol.h"
 
 namespace ftb {
 
@@ -20,10 +21,52 @@ RunConfig profile_pass_config(RunConfig c) {
   return c;
 }
 
+bool has_steps(const OpProfile& p) { return p.steps > 0; }
+
 OpProfile profile_not_taken(const std::string& why) {
   OpProfile p;
   p.note = "not profiled: " + why;
   return p;
+}
+
+namespace {
+
+std::string trace_path(const std::string& out_dir, const std::string& row) {
+  if (out_dir.empty()) return "";
+  make_directories(out_dir + "/" + kProfilesDir);
+  return out_dir + "/" + profile_trace_name(row);
+}
+
+// The note of a profile taken, the trace relative to the report's folder, a log line.
+OpProfile described(OpProfile p, const RunConfig& c, const std::string& row, const std::string& out_dir,
+                    const std::string& who) {
+  if (!has_steps(p)) return p;
+  p.trace = out_dir.empty() ? "" : profile_trace_name(row);
+  p.note = "an extra pass after the row's timed repeats (not part of any timed figure): " +
+           std::to_string(c.warmup_steps) + " warm-up steps, then " + std::to_string(p.steps) +
+           " steps under LibTorch's Kineto profiler (" +
+           (p.device ? "CPU operators and CUDA kernels through CUPTI" : "CPU operators") + ")" + who +
+           ", each step's range ending with a wait for the device; self times of host operators on every thread";
+  std::cerr << "[" << row << "] profiled " << p.steps << " steps (untimed): " << p.wall_s << " s, operators "
+            << p.host_ops_s << " s" << (p.trace.empty() ? "" : ", trace " + p.trace) << "\n";
+  return p;
+}
+
+}  // namespace
+
+OpProfile profile_ranks_row(const ScenarioInfo& info, const RunConfig& config, const std::string& out_dir,
+                            int threads_per_rank) {
+  try {
+    const OpProfile p = profile_on_ranks(info, config, threads_per_rank, trace_path(out_dir, info.name));
+    return described(p, profile_pass_config(config), info.name, out_dir,
+                     " on rank 0 of " + std::to_string(config.world_size));
+  } catch (const InputError&) {
+    throw;
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::exception& e) {
+    return profile_not_taken("the profiling pass failed: " + first_line(e.what()));
+  }
 }
 
 OpProfile profile_row(const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
@@ -33,10 +76,7 @@ OpProfile profile_row(const ScenarioInfo& info, const Workload& workload, const 
   request.first_step = c.warmup_steps + 1;
   request.steps = c.profile;
   request.device = resolve_device(c.device);
-  if (!out_dir.empty()) {
-    make_directories(out_dir + "/" + kProfilesDir);
-    request.trace_path = out_dir + "/" + profile_trace_name(info.name);
-  }
+  request.trace_path = trace_path(out_dir, info.name);
   StepProfiler profiler(request);
   try {
     ActiveStepProfiler active(&profiler);
@@ -52,16 +92,7 @@ OpProfile profile_row(const ScenarioInfo& info, const Workload& workload, const 
   if (!profiler.finished())
     return profile_not_taken("the row's steps did not run through this process's training loop (the Python "
                              "peer), or its epoch had fewer than warmup_steps + profile steps");
-  OpProfile p = profiler.profile();
-  if (!out_dir.empty()) p.trace = profile_trace_name(info.name);
-  p.note = "an extra pass after the row's timed repeats (not part of any timed figure): " +
-           std::to_string(c.warmup_steps) + " warm-up steps, then " + std::to_string(p.steps) +
-           " steps under LibTorch's Kineto profiler (" +
-           (p.device ? "CPU operators and CUDA kernels through CUPTI" : "CPU operators") +
-           "), each step's range ending with a wait for the device; self times of host operators on every thread";
-  std::cerr << "[" << info.name << "] profiled " << p.steps << " steps (untimed): " << p.wall_s << " s, operators "
-            << p.host_ops_s << " s" << (p.trace.empty() ? "" : ", trace " + p.trace) << "\n";
-  return p;
+  return described(profiler.profile(), c, info.name, out_dir, "");
 }
 
 }  // namespace ftb

@@ -31,8 +31,13 @@ RunConfig profile_pass_config(RunConfig config);
 OpProfile profile_row(const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
                       const std::string& out_dir);
 
-// The note of a row not profiled (rows of kind ranks: their steps run in
-// other processes).
+// A row of kind ranks on world_size ranks of this machine (the rank
+// protocol): the ranks run the pass's config and rank 0 is profiled.
+OpProfile profile_ranks_row(const ScenarioInfo& info, const RunConfig& config, const std::string& out_dir,
+                            int threads_per_rank);
+
+// The note of a row not profiled, saying why.
 OpProfile profile_not_taken(const std::string& why);
+bool has_steps(const OpProfile& p);
 
 }  // namespace ftb

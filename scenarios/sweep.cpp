@@ -274,8 +274,8 @@ void Sweep::profile_rows(const Workload& workload, const std::string& out_dir, c
     auto it = rows.done.find(info->name);
     if (it == rows.done.end() || it->second.status != Status::ok) continue;
     ScenarioResult& row = it->second;
-    if (info->kind == RowKind::ranks && (env_.launched || config_.world_size > 1))
-      row.profile = profile_not_taken("rows of kind ranks run their steps in other processes; not profiled yet");
+    if (info->kind == RowKind::ranks && config_.world_size > 1)
+      row.profile = profile_ranks_row(*info, config_, out_dir, rank_threads_);
     else
       row.profile = profile_row(*info, workload, config_, out_dir);
     row_done(rows.in_order(), environment_);

@@ -18,7 +18,8 @@
 //    the launcher; parallel/rank_protocol.h);
 //  - profiles (config.profile > 0): after every round, one untimed pass per
 //    ok row with its steps after the warm-up under the operator profiler
-//    (scenarios/profile_pass.h); rows of kind ranks are not profiled yet;
+//    (scenarios/profile_pass.h); rows of kind ranks on their ranks, rank 0
+//    profiled; not under an outside launcher;
 //  - interruption: SIGINT/SIGTERM ends the row in progress between two steps
 //    (failed, reason "interrupted"), the report keeps the finished rows and
 //    that one, and the rows not started are left out;

@@ -15,6 +15,8 @@
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
 #include "scenarios/parallel/distributed_row.h"
+#include "core/measure/op_profiler.h"
+#include "scenarios/profile_pass.h"
 #include "scenarios/sweep.h"
 #include "core/base/json_text.h"
 
@@ -24,6 +26,9 @@ namespace {
 constexpr const char* kScenarioVar = "FTB_LAUNCH_SCENARIO";
 constexpr const char* kDirVar = "FTB_LAUNCH_DIR";
 constexpr const char* kThreadsVar = "FTB_THREADS";
+// The profiling pass (scenarios/profile_pass.h): the ranks run its config and
+// rank 0 profiles, writing the trace to this path ("-": no trace).
+constexpr const char* kProfileVar = "FTB_LAUNCH_PROFILE";
 
 std::vector<std::string>& saved_args() {
   static std::vector<std::string> args;
@@ -44,7 +49,10 @@ const std::vector<std::string>& invocation() { return saved_args(); }
 
 bool is_launched_rank() { return std::getenv(kDirVar) != nullptr; }
 
-ScenarioResult run_on_ranks(const ScenarioInfo& info, const RunConfig& config, int threads_per_rank) {
+namespace {
+
+ScenarioResult launch_row(const ScenarioInfo& info, const RunConfig& config, int threads_per_rank,
+                          const std::string& profile_trace) {
   TempDir dir("ftbench-ranks");
   LaunchOptions o;
   o.program = self_executable();
@@ -56,6 +64,7 @@ ScenarioResult run_on_ranks(const ScenarioInfo& info, const RunConfig& config, i
   if (std::getenv("MASTER_ADDR")) o.master_addr = env.master_addr;
   if (std::getenv("MASTER_PORT")) o.master_port = env.master_port;
   o.env = {{kScenarioVar, info.name}, {kDirVar, dir.path()}};
+  if (!profile_trace.empty()) o.env[kProfileVar] = profile_trace;
   const LaunchResult launch = launch_ranks(o);
   throw_if_interrupted();  // the launcher stopped the ranks on SIGINT/SIGTERM
   if (launch.exit_code != 0) {
@@ -72,6 +81,36 @@ ScenarioResult run_on_ranks(const ScenarioInfo& info, const RunConfig& config, i
   const std::string text = read_text_file_or_empty(dir.path() + "/result.json");
   if (text.empty()) throw std::runtime_error("rank 0 exited 0 but left no result");
   return result_from_json(nlohmann::json::parse(text));
+}
+
+// A rank of the profiling pass: the pass's config; rank 0 profiles its steps
+// after the warm-up, the others run alongside.
+ScenarioResult run_profiled_rank(const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
+                                 const ScenarioContext& ctx, const DistEnv& env, const std::string& trace) {
+  const RunConfig c = profile_pass_config(config);
+  if (env.rank != 0) return run_scenario(info, workload, c, ctx);
+  ProfileRequest request;
+  request.first_step = c.warmup_steps + 1;
+  request.steps = c.profile;
+  request.device = rank_device(c, env);
+  if (trace != "-") request.trace_path = trace;
+  StepProfiler profiler(request);
+  ActiveStepProfiler active(&profiler);
+  ScenarioResult r = run_scenario(info, workload, c, ctx);
+  r.profile = profiler.finished() ? profiler.profile() : profile_not_taken("rank 0's epoch had fewer than warmup_steps + profile steps");
+  return r;
+}
+
+}  // namespace
+
+ScenarioResult run_on_ranks(const ScenarioInfo& info, const RunConfig& config, int threads_per_rank) {
+  return launch_row(info, config, threads_per_rank, "");
+}
+
+OpProfile profile_on_ranks(const ScenarioInfo& info, const RunConfig& config, int threads_per_rank,
+                           const std::string& trace_path) {
+  const ScenarioResult r = launch_row(info, config, threads_per_rank, trace_path.empty() ? "-" : trace_path);
+  return r.profile ? *r.profile : profile_not_taken("rank 0 returned no profile");
 }
 
 int run_launched_rank(RunConfig config, const std::vector<LoopCallback*>& rank0_callbacks) {
@@ -104,7 +143,9 @@ int run_launched_rank(RunConfig config, const std::vector<LoopCallback*>& rank0_
     nlohmann::json warmup;
     if (header.status == Status::ok)
       warmup = warm_up_record(workload, config, rank_device(config, env), header.precision);
-    ScenarioResult r = run_scenario(*info, workload, config, ctx);
+    const char* profile_trace = std::getenv(kProfileVar);
+    ScenarioResult r = profile_trace ? run_profiled_rank(*info, workload, config, ctx, env, profile_trace)
+                                     : run_scenario(*info, workload, config, ctx);
     if (!warmup.is_null()) r.extra["rank_warmup"] = warmup;
     if (r.status == Status::failed) return fail(r.reason);
     if (env.rank == 0) write_file_atomic(dir + "/result.json", json_text(to_json(r, /*with_steps=*/true)));

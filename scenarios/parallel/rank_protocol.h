@@ -7,6 +7,8 @@
 //   FTB_LAUNCH_DIR       where rank 0 writes result.json and a failing rank
 //                        rank-<N>.error
 //   FTB_THREADS          intra-op threads of each rank (set by the launcher)
+//   FTB_LAUNCH_PROFILE   the profiling pass (scenarios/profile_pass.h): rank 0
+//                        profiles and writes its trace here ("-": none)
 // The parent folds rank 0's result into the one report; when a rank dies or
 // fails, the row is `failed` with a reason naming the rank and its exit
 // status or signal, and the others were stopped by the launcher.
@@ -15,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/measure/op_profile.h"
 #include "core/train/run_config.h"
 #include "scenarios/scenario.h"
 
@@ -28,6 +31,10 @@ const std::vector<std::string>& invocation();
 
 // Parent side: one repeat of `info` on config.world_size ranks.
 ScenarioResult run_on_ranks(const ScenarioInfo& info, const RunConfig& config, int threads_per_rank);
+// Parent side: the row's profiling pass on config.world_size ranks, rank 0
+// profiled (its trace to `trace_path`; none when empty).
+OpProfile profile_on_ranks(const ScenarioInfo& info, const RunConfig& config, int threads_per_rank,
+                           const std::string& trace_path);
 
 // Child side: true when this process is a rank started by run_on_ranks.
 bool is_launched_rank();
