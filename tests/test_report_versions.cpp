@@ -199,7 +199,7 @@ TEST_CASE("upgrade v3 -> v5: each row's technique settings and stack as the buil
   CHECK(rs.at(4).at("stack") == json::array());
 }
 
-TEST_CASE("upgrade v4 -> v5: only the label changes; its technique settings stay as that build wrote them") {
+TEST_CASE("upgrade v4 -> v5: only the label changes, its technique settings stay as that build wrote them") {
   json v4 = minimal_report();
   v4["schema"] = "ftbench.report/4";
   v4["results"][0]["technique_settings"] = {"precision"};  // the legacy table would say [] for baseline
