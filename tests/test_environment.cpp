@@ -95,4 +95,10 @@ TEST_CASE("cpu_identity: vendor, family, model, stepping and the instruction set
   CHECK(here.at("cpu").at("isa").is_object());
   CHECK(here.at("cpu").at("frequency_governor").is_string());
   CHECK(here.at("env_vars_watched").size() >= 7);
+  // Versions as versions: "2024.2", not "2024.2-Product" (the first cut kept the suffix).
+  for (const char* lib : {"mkl", "onednn"}) {
+    const json& v = here.at("libtorch").at(lib);
+    CAPTURE(v);
+    if (v.is_string()) CHECK(v.get<std::string>().find_first_not_of("0123456789.") == std::string::npos);
+  }
 }

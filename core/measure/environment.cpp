@@ -143,12 +143,13 @@ json show_config_line(const std::string& config, const std::string& prefix) {
   return trim(config.substr(begin, config.find('\n', begin) - begin));
 }
 
-// The version after `marker` up to the next space: "Intel(R) MKL-DNN v3.10.2 (Git..." -> "3.10.2".
+// The version after `marker` up to the next space or dash: "MKL-DNN v3.10.2 (Git..." -> "3.10.2",
+// "Library Version 2024.2-Product Build ..." -> "2024.2".
 json version_after(const std::string& config, const std::string& marker) {
   const auto at = config.find(marker);
   if (at == std::string::npos) return nullptr;
   const auto begin = at + marker.size();
-  const auto end = config.find_first_of(" \n", begin);
+  const auto end = config.find_first_of(" -\n", begin);
   return config.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
