@@ -36,10 +36,11 @@ inline constexpr size_t kLossChartMaxPoints = 500;
 //   step_time      distribution of the recorded step times after warm-up
 //                  (box p25-p75, median, whiskers p1-p99)
 //   profile        ms per profiled step by operator category, stacked, per
-//                  row (only in reports with profiles: profile_views.h)
+//                  row (only in reports with profiles: profile_views.h;
+//                  not in kChartOrder, which every report has: after them)
 // Bars and boxes are in report order. kChartOrder: the order a page shows them.
 inline constexpr const char* kChartOrder[] = {"speedup", "wall_time", "throughput", "test_accuracy",
-                                              "epochs",  "loss",      "step_time", "profile"};
+                                              "epochs",  "loss",      "step_time"};
 std::map<std::string, nlohmann::json> vega_specs(const Report& report, const std::string& baseline = "baseline");
 
 // Several reports (machines, builds): training samples/s by scenario, one
