@@ -496,9 +496,11 @@ int64_t number_after(const std::string& text, const std::string& key) {
 
 // The budget is checked on the worst phase: zero3's evaluation keeps every
 // unit whole, more than a training step holds. On the old code the check saw
-// training's figure only (transient_bytes), so under a budget between the
-// two the row trained (and held more than the budget in evaluation): `why`
-// stayed empty and the training started.
+// a training formula only (transient_bytes: 5 x the largest unit, held in no
+// phase; evaluation never counted): where it fit, the row trained and then
+// held more than the budget in evaluation; here it refuses, but names that
+// formula's figure, not " in evaluation (" nor the bytes the row holds (and
+// memory_phases, the measurement, did not exist).
 TEST_CASE("a device budget refuses zero3 whose evaluation does not fit, naming what the row then holds (measured)") {
   auto c = tiny_config();
   c.n_layers = 8;  // blocks enough that every unit whole outweighs a backward step's peak (the embeddings are large)
