@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `ftbench history` and `ftbench regress`: a series of nights, concurrent adds, a slowdown, an unchanged night, bad input.
+# `ftbench history` and `ftbench regress`: a series of nights, concurrent adds, a slowdown, an unchanged night, bad input,
+# tonight from two runs with what changed beside the regression.
 #   tests/cli/history.sh FTBENCH FIXTURES CASE
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -127,6 +128,29 @@ import sqlite3, sys
 assert sqlite3.connect(sys.argv[1]).execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 3
 PY
     ;;
+  regress_what_changed)
+    # Five nights on a CPU of family 23, tonight two runs 20 % slower on family 25 under the same
+    # model name ("AMD EPYC"): the regression names the family first (issue 29), the commit last.
+    for n in 1 2 3 4 5; do fake_report "$tmp/r$n.json" $n 1.0 'r["environment"]["cpu"]["family"] = 23'; done
+    "$ftbench" history add "$tmp/h.db" "$tmp"/r?.json >/dev/null || fail "add failed"
+    fake_report "$tmp/t1.json" 9 0.80 'r["environment"]["cpu"]["family"] = 25'
+    fake_report "$tmp/t2.json" 10 0.80 'r["environment"]["cpu"]["family"] = 25'
+    "$ftbench" regress --history "$tmp/h.db" --current "$tmp/t1.json" "$tmp/t2.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ "$rc" = 1 ] || fail "exit $rc, want 1: $(cat "$tmp/out" "$tmp/err")"
+    grep -q 't2.json (2 runs of tonight, judged together)' "$tmp/out" || fail "tonight's two runs not named: $(cat "$tmp/out")"
+    grep -A3 '^### What changed' "$tmp/out" | grep -q '^- cpu.family (processor): 23 -> 25$' ||
+      fail "the CPU family is not the first suspect: $(cat "$tmp/out")"
+    grep -q '^- git_commit (ftbench): c001 | ... | c005 (5 values) -> c009 | c010$' "$tmp/out" || fail "no commit line: $(cat "$tmp/out")"
+    # A rerun of another config is refused, naming it.
+    fake_report "$tmp/lr.json" 10 0.80 'r["config"]["lr"] = 0.5'
+    expect_error 2 "$tmp/lr.json: preset or config differs" \
+      "$ftbench" regress --history "$tmp/h.db" --current "$tmp/t1.json" "$tmp/lr.json"
+    # history show: the change point where the nights moved names the family too.
+    for n in 6 7 8; do fake_report "$tmp/s$n.json" $n 0.80 'r["environment"]["cpu"]["family"] = 25'; done
+    "$ftbench" history add "$tmp/h.db" "$tmp"/s?.json >/dev/null || fail "add slow nights failed"
+    "$ftbench" history show "$tmp/h.db" --scenario baseline >"$tmp/out" 2>"$tmp/err" || fail "show: $(cat "$tmp/err")"
+    grep -A1 '^- -[0-9.]* % between c005' "$tmp/out" | grep -q '^  - cpu.family (processor): 23 -> 25$' ||
+      fail "the change point does not name the family first: $(cat "$tmp/out")" ;;
   *) fail "unknown case" ;;
 esac
 echo "ok [$case_name]"
