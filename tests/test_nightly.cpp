@@ -212,3 +212,24 @@ TEST_CASE("nightly gate: a history night with a zero is left out with a note, th
   s[0].tonight = night(1.0);
   CHECK(judge_nights(s)[0].outcome == NightOutcome::same);
 }
+
+TEST_CASE("nightly: tonight from several runs is the mean of their levels, with a run's variance over their number") {
+  // Fails if the reruns were ignored (tonight_runs 1, the first run's level),
+  // pooled as one run's repeats (the between-night part not divided: the
+  // standard error would not approach the reference's alone), or if the
+  // reference nights were not named.
+  World w(99);
+  auto s = w.series(std::vector<double>(10, 0.0), 8, std::vector<double>(10, 0.0), std::vector<double>(10, 0.0));
+  const auto one = judge_nights(s);
+  const auto first = s[0].tonight;
+  std::vector<double> slower = first;
+  for (double& x : slower) x *= 0.9;
+  s[0].reruns = {slower};
+  const auto two = judge_nights(s);
+  CHECK(one[0].tonight_runs == 1);
+  CHECK(two[0].tonight_runs == 2);
+  CHECK(two[0].tonight_level == doctest::Approx((run_level(first) + run_level(slower)) / 2));
+  CHECK(two[0].reference == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
+  // Var = level/R + run/K: with R = 8, from 1 + 1/8 to 1/2 + 1/8 of a run level's variance (equal repeats).
+  CHECK(two[0].se * two[0].se == doctest::Approx(one[0].se * one[0].se * (0.5 + 0.125) / (1 + 0.125)).epsilon(0.01));
+}
