@@ -102,6 +102,12 @@ ftb::ScenarioResult filled_result(const std::string& name = "amp", double wall_t
   r.distributed.hosts = {"node0", "node1"};
   r.distributed.nodes = 2;
   r.distributed.error_handling = {{"TORCH_NCCL_BLOCKING_WAIT", "1"}};
+  r.distributed.evaluation_collective_bytes = {{"all_gather", 4096}, {"all_reduce", 216}};  // v5: evaluation's apart
+  r.distributed.evaluation_collective_wait_s = 0.125;
+  r.parameter_count = 172738;  // v5: memory measured per phase
+  r.memory_phases.source = "tracked_tensors";
+  r.memory_phases.training = {{2042912, 2042900}, 2042912};
+  r.memory_phases.evaluation = {{1381936, 1381936}, 1381936};
   r.val_acc = 0.9217;
   r.test_acc = 0.8992;
   r.test_loss = 0.2875;
@@ -192,6 +198,14 @@ void check_same(const ftb::ScenarioResult& a, const ftb::ScenarioResult& b) {
   }
   CHECK(a.peak_bytes == b.peak_bytes);
   CHECK(a.peak_bytes_source == b.peak_bytes_source);
+  CHECK(a.parameter_count == b.parameter_count);
+  CHECK(a.memory_phases.source == b.memory_phases.source);
+  CHECK(a.memory_phases.training.per_rank == b.memory_phases.training.per_rank);
+  CHECK(a.memory_phases.training.modelled_bytes == b.memory_phases.training.modelled_bytes);
+  CHECK(a.memory_phases.evaluation.per_rank == b.memory_phases.evaluation.per_rank);
+  CHECK(a.memory_phases.evaluation.modelled_bytes == b.memory_phases.evaluation.modelled_bytes);
+  CHECK(a.distributed.evaluation_collective_bytes == b.distributed.evaluation_collective_bytes);
+  CHECK(a.distributed.evaluation_collective_wait_s == b.distributed.evaluation_collective_wait_s);
   REQUIRE(a.repeats.size() == b.repeats.size());
   for (size_t i = 0; i < a.repeats.size(); ++i) {
     CHECK(a.repeats[i].wall_time_s == b.repeats[i].wall_time_s);
