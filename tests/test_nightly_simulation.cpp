@@ -130,12 +130,14 @@ TEST_CASE("calibrate's minimum detectable slowdown is what power catches 90 % of
 // after a first alarm): the first run judged alone; on an alarm, one more
 // run, and the night alarms only if both runs judged together (the mean of
 // their levels, a run level's variance over 2) alarm too. The rates below are
-// the ones docs/nightly.md quotes (simulated, this seed). The test fails if
-// the workflow's whole-report false alarms exceed 0.2 % (a confirmation that
-// does not take effect leaves the first run's 0.44 %), or if a 15 % slowdown
-// of one scenario is caught in under 90 % of the homogeneous nights. The reruns are independent runs (luck of
-// their own); a rerun that shares the first run's luck (the same noisy
-// neighbour) confirms more often than this.
+// the ones docs/nightly.md quotes (simulated, this seed). The test fails if,
+// with independent reruns (luck of their own, the rule's assumption), the
+// workflow's whole-report false alarms exceed 0.2 % (a confirmation that does
+// not take effect leaves the first run's 0.44 %), or a 15 % slowdown of one
+// scenario is caught in under 90 % of the homogeneous nights; and if a rerun
+// that shares half the first run's luck (the same noisy neighbour) does not
+// confirm more false alarms than an independent one (it must: the doc warns
+// of it), or more than the one-run rule's 0.5 %.
 TEST_CASE("nightly simulation: a confirmation rerun after a first alarm (the rerun workflow)") {
   constexpr int kRerunTrials = 20000;
   struct Case {
@@ -146,6 +148,10 @@ TEST_CASE("nightly simulation: a confirmation rerun after a first alarm (the rer
   PowerSetup homogeneous = defaults();
   cases.push_back({"homogeneous: 10 scenarios, 2 % between, 3 % within, half shared, 8 nights", homogeneous});
   cases.push_back({"calibration aa-cpu-sync-2026-12-01", from_calibration("aa-cpu-sync-2026-12-01")});
+  PowerSetup sharing = defaults();
+  sharing.rerun_shares = 0.5;
+  cases.push_back({"homogeneous, the rerun sharing half of the first run's between-night luck", sharing});
+  double independent = -1;  // the homogeneous setting's confirmed rate with independent reruns
   for (auto& c : cases) {
     c.setup.trials = c.name.rfind("homogeneous", 0) == 0 ? kRerunTrials : kRerunTrials / 2;
     c.setup.reruns = 1;
@@ -158,7 +164,15 @@ TEST_CASE("nightly simulation: a confirmation rerun after a first alarm (the rer
                    << 100 * upper << " %); 15 % slowdown of scenario 1 caught " << 100 * curve[1].caught_rate()
                    << " % (first run alone " << 100.0 * curve[1].first_alarms / curve[1].trials << " % alarmed)");
     CHECK(none.whole_report_alarms <= none.first_alarms);
-    CHECK(none.alarm_rate() <= 0.002);
+    if (c.setup.rerun_shares == 0) {
+      CHECK(none.alarm_rate() <= 0.002);
+      if (independent < 0) independent = none.alarm_rate();
+    } else {
+      // A rerun that shares the first run's luck confirms its false alarms
+      // more often: what docs/nightly.md warns of, measured.
+      CHECK(none.alarm_rate() > independent);
+      CHECK(none.alarm_rate() <= 0.005);
+    }
     if (c.name.rfind("homogeneous", 0) == 0) CHECK(curve[1].caught_rate() >= 0.90);
   }
   // Without reruns the workflow is the one-run rule exactly.

@@ -31,18 +31,24 @@ std::vector<PowerPoint> detection_curve(const PowerSetup& p, const std::vector<d
   // One night of every scenario; `shift[i]` moves scenario i's level (log).
   // `zg` is the generator's own normal distribution: one shared between two
   // streams would carry a cached draw from one into the other.
+  // `luck[i]` is scenario i's standardised luck of the night (written);
+  // `inherit` (a rerun's) mixes in that much of the first run's luck.
   auto night_from = [&](std::mt19937_64& g, std::normal_distribution<double>& zg, const std::vector<double>& shift,
-                        std::vector<std::vector<double>>& into) {
+                        std::vector<std::vector<double>>& into, std::vector<double>& luck, double inherit) {
     const double shared = zg(g);
     into.assign(static_cast<size_t>(S), {});
     for (int i = 0; i < S; ++i) {
       const auto& n = sc[static_cast<size_t>(i)];
-      const double level = shift[static_cast<size_t>(i)] + n.between * (shared_sd * shared + own_sd * zg(g));
+      const double fresh = shared_sd * shared + own_sd * zg(g);
+      double& l = luck[static_cast<size_t>(i)];
+      l = inherit > 0 ? std::sqrt(inherit) * l + std::sqrt(1 - inherit) * fresh : fresh;
+      const double level = shift[static_cast<size_t>(i)] + n.between * l;
       for (int k = 0; k < p.repeats; ++k) into[i].push_back(100.0 * (1 + i) * std::exp(level + n.within * zg(g)));
     }
   };
+  std::vector<double> luck(static_cast<size_t>(S), 0.0);
   auto night = [&](const std::vector<double>& shift, std::vector<std::vector<double>>& into) {
-    night_from(rng, z, shift, into);
+    night_from(rng, z, shift, into, luck, 0);
   };
   auto any_regressed = [](const std::vector<NightVerdict>& v) {
     for (const auto& x : v)
@@ -77,8 +83,10 @@ std::vector<PowerPoint> detection_curve(const PowerSetup& p, const std::vector<d
         // judged together with the first.
         std::mt19937_64 again(p.seed ^ (0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(t + 1)));
         std::normal_distribution<double> z_again;
+        const std::vector<double> first_luck = luck;
         for (int k = 0; k < p.reruns; ++k) {
-          night_from(again, z_again, tonight, nt);
+          std::vector<double> rerun_luck = first_luck;
+          night_from(again, z_again, tonight, nt, rerun_luck, p.rerun_shares);
           for (int i = 0; i < S; ++i) series[i].reruns.push_back(nt[i]);
         }
         v = judge_nights(series, p.rule);

@@ -43,6 +43,10 @@ struct PowerSetup {
   // stay as they were), and alarms only if the judgement of all its runs
   // together (NightSeries::reruns) alarms too; 0: no confirmation.
   int reruns = 0;
+  // The share of a night's between-night luck (variance) a rerun has in
+  // common with the first run: 0 independent runs (the rule's assumption),
+  // 0.5 the same noisy neighbour half there an hour later.
+  double rerun_shares = 0;
   uint64_t seed = 20261201;
   NightlyRule rule;
   // The scenarios as simulated (from `noise`, or `scenarios` alike).
