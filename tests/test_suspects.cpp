@@ -106,3 +106,21 @@ TEST_CASE("what changed: facts an older report lacks are not recorded, never a d
   CHECK(t.suspects[0].text() == "env_vars.OMP_NUM_THREADS (settings): not set -> 1");
   CHECK(what_changed({}, {facts(set)}).empty());
 }
+
+TEST_CASE("what changed: GPUs, their driver, clocks and power limit, in that order") {
+  // Fails if NVML's per-GPU facts were not read (a capped power limit would go unnamed).
+  auto gpu_env = [](const std::string& name, const std::string& driver, double power_w) {
+    json e = new_environment(25, "c1");
+    e["gpus"] = json::array({{{"name", name}, {"capability", "9.0"}}});
+    e["driver_version"] = driver;
+    e["nvml"] = {{"available", true},
+                 {"gpus", json::array({{{"clocks_max_mhz", {{"sm", 1980}, {"memory", 2619}}}, {"power_limit_w", power_w}}})}};
+    return e;
+  };
+  const WhatChanged w = what_changed({facts(gpu_env("NVIDIA H100", "550.54", 700))},
+                                     {facts(gpu_env("NVIDIA H200", "560.28", 500))});
+  REQUIRE(w.suspects.size() == 3);
+  CHECK(w.suspects[0].text() == "gpus.name (processor): NVIDIA H100 -> NVIDIA H200");
+  CHECK(w.suspects[1].text() == "driver_version (driver): 550.54 -> 560.28");
+  CHECK(w.suspects[2].text() == "nvml.gpus.power_limit_w (frequency): 700.0 -> 500.0");
+}
