@@ -336,6 +336,24 @@ TEST_CASE("a peer that never joins a collective fails the other rank within the 
   CHECK(rank0_s < 4.5);  // ... of 2 s, not the peer leaving at 5 s
 }
 
+// Issue 28 review P1-1: every rank read host/0..N-1 from the store at the
+// row's end, when rank 0 (the store's server under ftbench's launcher) may
+// have written its result and left: a slow rank's read got a connection
+// reset. Now rank 0 reads them when the group is made, the others never.
+// Fails on the old code: rank 1's hosts() read the store and were not empty.
+TEST_CASE("hosts: rank 0 reads every rank's host when the group is made, the other ranks none") {
+  std::vector<std::vector<std::string>> hosts(2);
+  run_ranks(2, [&](const ftb::DistEnv& e) {
+    auto comm = join(e, "test/hosts");
+    hosts[static_cast<std::size_t>(e.rank)] = comm->hosts();
+  });
+  REQUIRE(hosts[0].size() == 2);
+  CHECK(!hosts[0][0].empty());
+  CHECK(hosts[0][0] == hosts[0][1]);  // both threads run on this machine
+  CHECK(ftb::dist::node_count(hosts[0]) == 1);
+  CHECK(hosts[1].empty());
+}
+
 TEST_CASE("strategies by either vocabulary, an unknown one lists them all") {
   // The rows answer to DeepSpeed's and FSDP's names too.
   for (const auto& [strategy, alias] : ftb::Choices<ftb::Strategy>::names) {

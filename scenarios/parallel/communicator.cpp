@@ -157,14 +157,11 @@ int node_count(const std::vector<std::string>& hosts) {
   return static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
 }
 
-const std::vector<std::string>& Communicator::hosts() {
-  if (hosts_.empty()) {
-    for (int r = 0; r < size_; ++r) {
-      const std::vector<uint8_t> v = store_->get(host_key(r));
-      hosts_.emplace_back(v.begin(), v.end());
-    }
+void Communicator::read_hosts() {
+  for (int r = 0; r < size_; ++r) {
+    const std::vector<uint8_t> v = store_->get(host_key(r));
+    hosts_.emplace_back(v.begin(), v.end());
   }
-  return hosts_;
 }
 
 Pending::Pending(c10::intrusive_ptr<c10d::Work> work, std::function<void()> after)
@@ -227,6 +224,9 @@ std::shared_ptr<Communicator> Communicator::create(const DistEnv& env, const tor
 #endif
   }
   c->probe_collectives();
+  // Every rank set its host before making the process group, which needs
+  // them all: the keys are there (get waits up to the timeout regardless).
+  if (c->rank_ == 0) c->read_hosts();
   return c;
 }
 

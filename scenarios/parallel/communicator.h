@@ -54,10 +54,12 @@ class Communicator {
   const torch::Device& device() const { return device_; }
   // The environment this rank joined by (its launcher, MASTER_ADDR...).
   const DistEnv& env() const { return env_; }
-  // Each rank's host name (gethostname), by rank: every rank leaves its own
-  // in the group's store when it joins; read (and waited for, up to the
-  // timeout) on the first call, so only the ranks that ask pay for it.
-  const std::vector<std::string>& hosts();
+  // Each rank's host name (gethostname), by rank, on rank 0; empty on the
+  // other ranks. Every rank leaves its own in the group's store before the
+  // process group is made; rank 0 reads them in create(), right after it is
+  // made (every rank has joined and is alive then), never at a row's end,
+  // when the rank serving the store may already have left.
+  const std::vector<std::string>& hosts() const { return hosts_; }
   // NCCL: the error-handling and watchdog modes its process group was made
   // with (nccl_error_modes, rank_env.h); empty on Gloo.
   const std::map<std::string, std::string>& error_handling() const { return error_handling_; }
@@ -95,6 +97,7 @@ class Communicator {
   Communicator() = default;
   void probe_collectives();
   void note_fallback(const std::string& what);
+  void read_hosts();  // rank 0, in create()
 
   int rank_ = 0, size_ = 1;
   DistEnv env_;
