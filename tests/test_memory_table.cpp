@@ -82,7 +82,12 @@ TEST_CASE("memory table: zero3's model from the parameter count, measured phases
   const auto t = ftb::memory_table(report);
   REQUIRE(t);
   REQUIRE(t->rows.size() == 3);
-  CHECK(t->rows[0][8] == "held in training MiB");
+  // CPU rows are "tracked" (the strategy's tensors read back), never called
+  // held or measured: on the old code the header said "held" whatever the
+  // source (review 6, finding 2).
+  CHECK(t->rows[0][8] == "tracked in training MiB");
+  CHECK(t->rows[0][9] == "tracked in evaluation MiB");
+  CHECK(t->notes.find("not a measurement of the device") != std::string::npos);
   CHECK(t->rows[1][3] == "2.50 (2.00)");   // measured beside the model: 4 psi / 2
   CHECK(t->rows[1][4] == "2.00 (2.00)");   // gradient shards
   CHECK(t->rows[1][5] == "4.00 (4.00)");   // Adam's moments of the shard
@@ -91,4 +96,8 @@ TEST_CASE("memory table: zero3's model from the parameter count, measured phases
   CHECK(t->rows[1][9] == "12.00");         // every unit whole in evaluation
   CHECK(t->rows[2][3] == "4.00");          // no count recorded: no model
   CHECK(t->rows[2][8] == "-");
+  // The allocator's figure (a GPU run) is "held".
+  z3.memory_phases.source = "cuda_max_allocated";
+  report.results = {z3};
+  CHECK(ftb::memory_table(report)->rows[0][8] == "held in training MiB");
 }

@@ -20,6 +20,18 @@ std::string held(const ScenarioResult& r, const ScenarioResult::HeldPhase& p) {
   return r.memory_phases.source.empty() || p.per_rank.empty() ? "-" : mib(static_cast<double>(p.peak_bytes()));
 }
 
+// The phase columns' word, by what filled them: "held" where an allocator
+// measured them (CUDA), "tracked" where the strategy's own tensors were read
+// back at its hook points (CPU: not a measurement of the device).
+std::string phase_word(const Report& report) {
+  bool tracked = false, measured = false;
+  for (const auto& r : report.results) {
+    if (r.memory_phases.source == "tracked_tensors") tracked = true;
+    else if (!r.memory_phases.source.empty()) measured = true;
+  }
+  return tracked && measured ? "held/tracked" : tracked ? "tracked" : "held";
+}
+
 }  // namespace
 
 std::optional<MemoryModel> zero_memory_model(const std::string& strategy, double psi, int ranks) {
@@ -35,8 +47,10 @@ std::optional<MemoryModel> zero_memory_model(const std::string& strategy, double
 
 std::optional<ResultTable> memory_table(const Report& report) {
   ResultTable t;
+  const std::string word = phase_word(report);
   t.rows.push_back({"scenario", "strategy", "ranks", "parameters MiB", "gradients MiB", "optimizer state MiB",
-                    "host MiB", "device total MiB", "held in training MiB", "held in evaluation MiB", "peak MiB"});
+                    "host MiB", "device total MiB", word + " in training MiB", word + " in evaluation MiB",
+                    "peak MiB"});
   t.right = {false, false, true, true, true, true, true, true, true, true, true};
   for (const auto& r : report.results) {
     const auto& d = r.distributed;
@@ -63,16 +77,21 @@ std::optional<ResultTable> memory_table(const Report& report) {
   }
   if (t.rows.size() == 1) return std::nullopt;
   t.notes =
-      "Memory per rank, measured from the tensors each strategy keeps between steps (padding to the ranks "
+      "Memory per rank: the sizes of the tensors each strategy keeps between steps (padding to the ranks "
       "included; model in brackets: the ZeRO paper's accounting from the model's parameter count psi alone, with "
       "ftbench's fp32 weights and gradients: ddp 4psi + 4psi + 8psi of Adam state, sharded divides the state by "
       "the ranks, zero2 the gradients too, zero3 the parameters too (the units gathered at a time come on top), the "
       "_offload rows move the state, its fp32 master and its gradient staging (16psi/n) to the host; the paper's "
       "mixed-precision 2psi + 2psi + 12psi keeps fp16 weights, ftbench's autocast keeps fp32). held in training / "
-      "evaluation: the most a rank's device held in that phase, measured (the largest rank's; on a CPU the "
-      "strategy's live tensors: state, gathered units, staging copies; on a GPU the caching allocator's peak, "
-      "activations included); zero3's evaluation holds every unit whole. Activations are not in the model: peak "
-      "MiB is the row's measured peak (a CPU's resident memory, every rank's process alike).\n";
+      "evaluation (GPU): the most a rank's device held in that phase, measured by the caching allocator (its "
+      "peak, reset at each change of phase; activations and autocast's casts included; the largest rank's). "
+      "tracked in training / evaluation (CPU): not a measurement of the device but the strategy's own tensors "
+      "(parameters, gradients, optimizer state, gathered units, staging copies) read back from their storages "
+      "at its hook points, the most a rank had; for the state kept between steps it reads the same storages as "
+      "the columns before it, so ddp's and every evaluation but zero3's equal the state by construction; "
+      "activations and autocast's bf16/fp16 casts are not seen, so a bf16-mixed row shows what fp32 does. "
+      "zero3's evaluation holds every unit whole. Activations are not in the model: peak MiB is the row's "
+      "measured peak (a CPU's resident memory, every rank's process alike).\n";
   return t;
 }
 

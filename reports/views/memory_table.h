@@ -4,7 +4,9 @@
 // beside the ZeRO paper's model of it (Rajbhandari et al. 2020, section 3)
 // computed from the model's parameter count alone (result.parameter_count),
 // so the two can disagree; then the most a rank held in training and in
-// evaluation, measured (result.memory_phases). A reader sees which strategy
+// evaluation (result.memory_phases): "held", measured by the caching
+// allocator, on a GPU; "tracked" on a CPU, the strategy's own tensors read
+// back at its hook points (not a measurement of the device). A reader sees which strategy
 // fits a model on a given device before running it. Its own table under the
 // speed-up table.
 #pragma once
