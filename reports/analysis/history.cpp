@@ -234,8 +234,11 @@ const std::vector<std::string>& config_keys_ignored() {
   // workload.data_hash (added 2026-12) is left out so that a history's series
   // go on across the ftbench that started recording it; the data's path is
   // still in the hash, and compare checks the content.
+  // profile (added 2026-12, issue 29): the profiling pass runs after a row's
+  // timed repeats and changes no figure; a series goes on whether a night
+  // profiled or not, and across the version that added the key.
   static const std::vector<std::string> keys = {"out", "repeats", "scenarios", "workload.prep_time_s",
-                                                "workload.data_hash"};
+                                                "workload.data_hash", "profile"};
   return keys;
 }
 

@@ -25,7 +25,8 @@
 //   config_hash  FNV-1a 64 of the report's `config` object (keys sorted,
 //                compact JSON) without the keys that do not change what is
 //                measured: out, repeats, scenarios, workload.prep_time_s,
-//                workload.data_hash (series go on across the version that added it).
+//                workload.data_hash (series go on across the version that added it),
+//                profile (the untimed profiling pass changes no figure).
 //   report_hash  FNV-1a 64 of the whole report JSON (keys sorted, compact):
 //                adding the same report again is idempotent (nothing added,
 //                the existing run named), whatever its file name or spacing.
