@@ -247,7 +247,8 @@ std::string rule_text(const RegressOptions& o, bool from_history) {
   for (Gate g : o.fail_on) gates += (gates.empty() ? "" : ", ") + to_string(g);
   const std::string throughput =
       from_history ? "Throughput: " + describe(o.rule) + "."
-                   : "Throughput: tonight's level (the median of its repeats) against the baseline runs' levels, a "
+                   : "Throughput: tonight's level (the median of its repeats; several runs tonight: one level each) "
+                     "against the baseline runs' levels, a "
                      "one-sided t-test whose run-to-run noise comes from the baseline runs (two or more) and/or "
                      "--noise; with one baseline run and no noise file it cannot tell. Holm over every scenario at " +
                          shortest_double(o.rule.family_alpha) + ", and a change beyond " +
