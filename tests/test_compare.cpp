@@ -386,4 +386,6 @@ TEST_CASE("compare: with profiles on both sides, the slowed operator is named fi
   const auto q = ftb::compare_reports(one(report({a}), "a"), one(report({b}), "b"));
   CHECK_FALSE(scenario(q, "baseline").profile);
   CHECK(ftb::compare_markdown({q}, {}, false).find("Operator profiles") == std::string::npos);
+  // A profiled run and one that was not are comparable: the pass is untimed.
+  CHECK(ftb::check_configs({{"preset", "quick"}, {"profile", 5}}, {{"preset", "quick"}, {"profile", 0}}).comparable());
 }

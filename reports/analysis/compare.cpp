@@ -234,7 +234,8 @@ json side_json(const ScenarioComparison& s, bool reference) {
 }  // namespace
 
 const std::vector<std::string> kRunIrrelevantConfigKeys = {
-    "out", "repeats", "scenarios", "model_dir", "data", "vocab", "workload.prep_time_s", "workload.model_dir"};
+    "out", "repeats", "scenarios", "model_dir", "data", "vocab", "workload.prep_time_s", "workload.model_dir",
+    "profile"};
 
 std::string describe(const CompareRule& rule) {
   char buf[1600];

@@ -97,7 +97,8 @@ struct ConfigCheck {
 // ran (repeats, scenarios: compare takes the rows both have, and the
 // statistics account for n), input paths (model_dir, data, vocab: what was
 // loaded is compared through workload.*), the time data preparation took
-// (workload.prep_time_s) and the device index (config.device is compared as
+// (workload.prep_time_s), whether rows were profiled (profile: an untimed
+// pass after the timed repeats) and the device index (config.device is compared as
 // cpu / cuda / auto: cuda:0 and cuda:1 are the same kind of device). Where
 // both record workload.data_hash (the data's content), the data's path
 // (workload.data_source) is not compared: the hash is.
