@@ -2,6 +2,7 @@
 // input naming the file and what differs. The rule is proved by simulation
 // through the history store, as a nightly job would use it.
 #include "core/base/files.h"
+#include "core/measure/op_profile.h"
 #include "reports/analysis/history.h"
 #include "reports/analysis/noise.h"
 #include "reports/analysis/regress.h"
@@ -309,4 +310,45 @@ TEST_CASE("what changed: a changed CPU is the first suspect regress and history 
   CHECK(bt.what_changed.suspects.at(0).key == "git_commit");
   CHECK(std::find(bt.what_changed.not_recorded.begin(), bt.what_changed.not_recorded.end(), "cpu.family") !=
         bt.what_changed.not_recorded.end());
+}
+
+// Issue 29: with operator profiles on both sides, regress names the operator
+// that grew beside the regression. The baseline runs' profiles are a plain
+// step; tonight's has aten::addmm 30 ms slower (synthetic profiler events).
+// Fails on a regress that ignores the profiles (no operator suspect) or
+// names an operator that did not grow (aten::gelu, aten::mul are unchanged).
+TEST_CASE("what changed: with profiles on both sides, regress names the operator that grew") {
+  auto step = [](int64_t addmm_ms) {
+    auto e = [](const std::string& n, int64_t a, int64_t b, bool range = false) {
+      return ProfileEvent{n, 1, a * 1000000, b * 1000000, false, range};
+    };
+    return to_json(summarize_profile({e(profiler_step_name(3), 0, 100 + addmm_ms, true),
+                                      e("forward", 1, 61 + addmm_ms, true), e("aten::linear", 2, 52 + addmm_ms),
+                                      e("aten::addmm", 5, 45 + addmm_ms), e("aten::gelu", 53 + addmm_ms, 60 + addmm_ms),
+                                      e("optimizer", 70 + addmm_ms, 95 + addmm_ms, true),
+                                      e("aten::mul", 71 + addmm_ms, 91 + addmm_ms)},
+                                     false));
+  };
+  json b1 = fake_report_json(run_at(0, {100, 101, 99})), b2 = fake_report_json(run_at(1, {100, 99, 101}));
+  json now = fake_report_json(run_at(2, {70, 71, 69}));
+  b2["results"][0]["profile"] = step(0);
+  now["results"][0]["profile"] = step(30);
+  RegressOptions o;
+  const RegressSummary s = regress_vs_baseline({{b1, "b1.json"}, {b2, "b2.json"}}, {{now, "now.json"}}, o);
+  const auto& t = row(s, "baseline", Metric::train_samples_per_s);
+  REQUIRE(t.outcome == Outcome::regressed);
+  std::vector<const Suspect*> ops;
+  for (const auto& x : t.what_changed.suspects)
+    if (x.kind == SuspectKind::operator_time) ops.push_back(&x);
+  REQUIRE(ops.size() == 1);  // only addmm grew
+  CHECK(ops[0]->text() == "operator aten::addmm (matmul): 40.0 -> 70.0 ms a profiled step (+30.0 ms, 100 % of the step's change)");
+  CHECK(t.what_changed.profiles.find("profiles of b2.json and now.json, 100.0 -> 130.0 ms") == 0);
+  const std::string md = regress_markdown(s);
+  CHECK(md.find("- operators that grew, profiles of b2.json and now.json") != std::string::npos);
+  CHECK(md.find("  - operator aten::addmm (matmul): 40.0 -> 70.0 ms") != std::string::npos);
+  // Without a profile on tonight's side: environment suspects only, as before.
+  now["results"][0].erase("profile");
+  const auto u = regress_vs_baseline({{b1, "b1.json"}, {b2, "b2.json"}}, {{now, "now.json"}}, o);
+  for (const auto& x : row(u, "baseline", Metric::train_samples_per_s).what_changed.suspects)
+    CHECK(x.kind == SuspectKind::environment);
 }

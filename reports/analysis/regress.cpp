@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "core/base/errors.h"
 #include "core/base/json_fields.h"
 #include "core/base/text_format.h"
 #include "reports/analysis/intervals.h"
+#include "reports/analysis/profile.h"
 #include "core/base/json_text.h"
 
 namespace ftb {
@@ -273,6 +275,58 @@ struct TonightRuns {
   }
 };
 
+// A reference run's operator profile of `scenario` (nullopt: none).
+using ProfileOf = std::function<std::optional<OpProfile>(const RunRepeats&, const std::string& scenario)>;
+
+// The profile of `scenario` in a report as read (nullopt: none or empty).
+std::optional<OpProfile> profile_in(const Report& report, const std::string& scenario) {
+  const ScenarioResult* r = find_result(report, scenario);
+  if (r && has_profile(r->profile)) return r->profile;
+  return std::nullopt;
+}
+
+// Operator suspects of a slower row: the newest reference run with a
+// profile of it against tonight's last run with one; the operators whose
+// time a profiled step grew, largest change first (at most three). A
+// profile is an untimed pass of a few steps: it names where a slowdown the
+// repeats measured went, it does not measure one.
+void add_operator_suspects(WhatChanged& w, const std::string& scenario, const std::vector<RunRepeats>& ref,
+                           const std::vector<size_t>& reference_index, const std::vector<Report>& current,
+                           const std::vector<std::string>& where, const ProfileOf& profile_of) {
+  std::optional<OpProfile> before, after;
+  std::string before_from, after_from;
+  for (auto k = reference_index.rbegin(); k != reference_index.rend() && !before; ++k) {
+    if (*k >= ref.size()) continue;
+    before = profile_of(ref[*k], scenario);
+    before_from = ref[*k].run.source;
+  }
+  for (size_t k = current.size(); k-- > 0 && !after;) {
+    after = profile_in(current[k], scenario);
+    after_from = k < where.size() ? where[k] : std::string();
+  }
+  if (!before || !after) return;
+  const ProfileDiff d = profile_diff(*before, *after);
+  if (!(d.change_s > 0)) return;
+  w.profiles = "profiles of " + before_from + " and " + after_from + ", " +
+               format_double("%.1f", 1e3 * d.a_step_s) + " -> " + format_double("%.1f", 1e3 * d.b_step_s) + " ms a " +
+               (d.device ? "profiled step, device time" : "profiled step, host self time");
+  int added = 0;
+  for (const auto& line : d.operators) {
+    if (added == 3) break;
+    if (!(line.change_s > 0)) continue;
+    Suspect s;
+    s.kind = SuspectKind::operator_time;
+    s.key = line.name;
+    s.group = to_string(op_category(line.name, "", d.device));
+    s.before = {format_double("%.1f", 1e3 * line.a_step_s)};
+    s.after = {format_double("%.1f", 1e3 * line.b_step_s)};
+    s.change_s = line.change_s;
+    s.share = line.share;
+    w.suspects.push_back(std::move(s));
+    ++added;
+  }
+}
+
 using ThroughputJudge = std::function<void(std::vector<MetricVerdict*>&, const std::vector<std::vector<RunRepeats>>&,
                                            const std::vector<TonightRuns>&, const std::vector<const NoiseEstimate*>&)>;
 
@@ -284,7 +338,7 @@ using ThroughputJudge = std::function<void(std::vector<MetricVerdict*>&, const s
 void judge_scenarios(RegressSummary& s, const std::vector<Report>& current, const std::vector<std::string>& where,
                      const RegressOptions& o,
                      const std::function<std::vector<RunRepeats>(const std::string&)>& reference, bool from_history,
-                     const ThroughputJudge& throughput) {
+                     const ThroughputJudge& throughput, const ProfileOf& profile_of) {
   const JudgeContext ctx = context_for(o, current.front());
   std::vector<std::vector<RunRepeats>> refs;  // per statistical row
   std::vector<TonightRuns> tonight;
@@ -350,6 +404,8 @@ void judge_scenarios(RegressSummary& s, const std::vector<Report>& current, cons
     for (size_t k : v.reference_index)
       if (k < row_refs[i].size()) before.push_back(row_refs[i][k].run.facts);
     v.what_changed = what_changed(before, tonight_facts);
+    if (v.metric == o.throughput)
+      add_operator_suspects(v.what_changed, v.scenario, row_refs[i], v.reference_index, current, where, profile_of);
   }
 }
 
@@ -466,6 +522,19 @@ RegressSummary judge_vs_history(const HistoryStore& store, const std::vector<Rep
           reruns.push_back(t.reruns);
         }
         judge_series(rows, refs, first, o.rule, noise, reruns);
+      },
+      [&](const RunRepeats& run, const std::string& scenario) -> std::optional<OpProfile> {
+        const json report = store.report_json(run.run.id);
+        const auto results = report.find("results");
+        if (results == report.end() || !results->is_array()) return std::nullopt;
+        for (size_t k = 0; k < results->size(); ++k) {
+          const json& r = (*results)[k];
+          if (!r.is_object() || r.value("scenario", "") != scenario || !r.contains("profile")) continue;
+          const OpProfile p = op_profile_from_json(r.at("profile"), run.run.source + ": results[" +
+                                                                       std::to_string(k) + "].profile");
+          if (has_profile(p)) return p;
+        }
+        return std::nullopt;
       });
   return s;
 }
@@ -570,6 +639,11 @@ RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, co
                       : better[i] && -bad > o.rule.min_effect ? Outcome::improved
                                                               : Outcome::same;
         }
+      },
+      [&](const RunRepeats& run, const std::string& scenario) -> std::optional<OpProfile> {
+        for (size_t k = 0; k < base.size(); ++k)
+          if (baselines[k].where == run.run.source) return profile_in(base[k], scenario);
+        return std::nullopt;
       });
   return s;
 }

@@ -23,7 +23,10 @@
 //     baseline rule compares the two sides' runs (two_level.h). The
 //     thresholds below use the runs' pooled repeats.
 //   Beside each regressed row: what changed (suspects.h) between the runs
-//     its reference level came from and tonight's runs.
+//     its reference level came from and tonight's runs; where the newest
+//     reference run with a profile of the row (`run --profile`) and one of
+//     tonight's runs carry one, the operators whose time a profiled step grew
+//     (largest change first, at most three).
 //   accuracy    test_acc, median drop beyond the preset's accuracy tolerance
 //               (2 points; 0.5 on paper; reports/analysis/intervals.h).
 //   memory      peak_bytes, median growth beyond the minimum effect.
@@ -78,8 +81,8 @@ struct MetricVerdict {
   int current_runs = 1;                 // tonight's runs behind current_n
   std::vector<size_t> reference_index;  // the reference runs (index into the row's window) behind its level
   // Regressed rows: the facts that differ between those reference runs and
-  // tonight's runs, most decisive first (environment suspects; the profile
-  // diffs will add operator suspects of their own kind).
+  // tonight's runs, most decisive first, then (throughput rows with profiles
+  // on both sides) the operators that grew.
   WhatChanged what_changed;
 };
 

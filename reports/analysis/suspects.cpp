@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/base/errors.h"
+#include "core/base/text_format.h"
 #include "core/base/json_text.h"
 
 namespace ftb {
@@ -192,7 +193,13 @@ std::string to_string(SuspectKind k) {
   return "?";
 }
 
-std::string Suspect::text() const { return key + " (" + group + "): " + joined(before) + " -> " + joined(after); }
+std::string Suspect::text() const {
+  if (kind == SuspectKind::operator_time)
+    return "operator " + key + " (" + group + "): " + joined(before) + " -> " + joined(after) +
+           " ms a profiled step (" + format_double("%+.1f", 1e3 * change_s) + " ms, " +
+           format_double("%.0f", 100 * share) + " % of the step's change)";
+  return key + " (" + group + "): " + joined(before) + " -> " + joined(after);
+}
 
 WhatChanged what_changed(const std::vector<RunFacts>& before, const std::vector<RunFacts>& after) {
   WhatChanged w;
@@ -252,11 +259,20 @@ WhatChanged what_changed(const std::vector<RunFacts>& before, const std::vector<
 
 std::vector<std::string> what_changed_lines(const WhatChanged& w) {
   std::vector<std::string> out;
-  for (const auto& s : w.suspects) out.push_back("- " + s.text());
-  if (w.suspects.empty())
+  bool environment = false;
+  for (const auto& s : w.suspects)
+    if (s.kind == SuspectKind::environment) out.push_back("- " + s.text()), environment = true;
+  if (!environment)
     out.push_back("- no recorded fact differs (" + std::to_string(w.compared) + " compared)");
   if (!w.not_recorded.empty())
     out.push_back("- not recorded on every side, so not compared: " + names_for_message(w.not_recorded, 6));
+  bool operators = false;
+  for (const auto& s : w.suspects)
+    if (s.kind == SuspectKind::operator_time) {
+      if (!operators && !w.profiles.empty()) out.push_back("- operators that grew, " + w.profiles + ":");
+      operators = true;
+      out.push_back("  - " + s.text());
+    }
   return out;
 }
 

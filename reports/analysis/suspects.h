@@ -61,28 +61,33 @@ struct SpeedFact {
 // absent carry no value).
 std::vector<SpeedFact> speed_facts(const RunFacts& run);
 
-// What a suspect is: an environment fact here; the profile diffs will add
-// operators (`kind` operator) when both sides carry profiles.
+// What a suspect is: an environment fact, or (where both sides carry an
+// operator profile of the row, `run --profile`) an operator whose time per
+// profiled step grew with the slowdown.
 enum class SuspectKind { environment, operator_time };
 std::string to_string(SuspectKind k);
 
 struct Suspect {
   SuspectKind kind = SuspectKind::environment;
-  std::string key, group;
-  std::vector<std::string> before, after;  // distinct values, first seen first
-  std::string text() const;  // "cpu.family (processor): 23 -> 25"
+  std::string key, group;  // operator: its name and category
+  std::vector<std::string> before, after;  // distinct values, first seen first (operator: its ms a profiled step)
+  double change_s = 0, share = 0;          // operator: its change a profiled step, and its share of the step's
+  std::string text() const;  // "cpu.family (processor): 23 -> 25"; "operator aten::addmm (matmul): 12.0 -> 42.0 ms
+                             // a profiled step (+30.0 ms, 100 % of the step's change)"
 };
 
 struct WhatChanged {
-  std::vector<Suspect> suspects;        // most decisive first
+  std::vector<Suspect> suspects;        // environment facts most decisive first, then operators (largest change first)
   std::vector<std::string> not_recorded;  // keys recorded by some run but not by every one, decisive order
   int compared = 0;                     // facts every run on both sides recorded
+  std::string profiles;                 // operator suspects: which runs' profiles were compared ("" = none)
   bool empty() const { return suspects.empty() && not_recorded.empty(); }
 };
 WhatChanged what_changed(const std::vector<RunFacts>& before, const std::vector<RunFacts>& after);
 
-// Markdown lines (each "- ..."): the suspects, then one line naming the facts
-// not recorded on every side, or "- no recorded fact differs (N compared)".
+// Markdown lines (each "- ..."): the environment suspects, or "- no recorded
+// fact differs (N compared)", then one line naming the facts not recorded on
+// every side, then the operator suspects with the profiles they come from.
 std::vector<std::string> what_changed_lines(const WhatChanged& w);
 
 }  // namespace ftb
