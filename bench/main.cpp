@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "bench/commands.h"
+#include "scenarios/parallel/rank_env.h"
 #include "scenarios/parallel/rank_protocol.h"
 #include "core/base/errors.h"
 
@@ -16,6 +17,9 @@ int main(int argc, char** argv) {
   // SIGXFSZ in the middle of a write; ignored, the write fails with EFBIG and
   // write_file_atomic reports the file, leaving the previous one intact.
   signal(SIGXFSZ, SIG_IGN);
+  // NCCL's error-handling mode, in a rank of a multi-rank job: set here, the
+  // first thing, while this process has one thread (setenv races getenv).
+  ftb::set_nccl_error_modes_in_environment();
   ftb::set_invocation(argc, argv);  // the ranks of a distributed scenario re-run this command line
   CLI::App app{"ftbench: fine-tunes DistilBERT on IMDB sentiment under one scenario per training "
                "speed-up technique and reports time, throughput, accuracy and memory."};

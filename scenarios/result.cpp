@@ -175,7 +175,7 @@ json distributed_to_json(const ScenarioResult::Distributed& d) {
   if (!d.launcher.empty()) j["launcher"] = d.launcher;
   if (d.nodes > 0) j["nodes"] = d.nodes;
   if (!d.hosts.empty()) j["hosts"] = d.hosts;
-  if (!d.error_handling.empty()) j["error_handling"] = d.error_handling;
+  for (const auto& [name, e] : d.error_handling) j["error_handling"][name] = {{"value", e.value}, {"set_by", e.set_by}};
   return j;
 }
 
@@ -225,7 +225,8 @@ ScenarioResult::Distributed distributed_from_json(const json& j, const std::stri
     JsonFields e = f.object("error_handling");
     for (const auto& [name, value] : f.at("error_handling").items()) {
       (void)value;
-      d.error_handling[name] = e.string(name.c_str());
+      JsonFields one = e.object(name.c_str());
+      d.error_handling[name] = {one.string("value"), one.string("set_by")};
     }
   }
   return d;

@@ -133,8 +133,13 @@ struct ScenarioResult {
     int64_t nodes = 0;                // distinct host names among the ranks
     std::vector<std::string> hosts{}; // each rank's host name, by rank
     // NCCL: the error-handling and watchdog modes the process group ran
-    // with (variable -> value, as set before it was made); empty on Gloo.
-    std::map<std::string, std::string> error_handling{};
+    // with (variable -> its value and who set it: "ftbench", "user", or
+    // "unset" with value "" for PyTorch's default); empty on Gloo.
+    struct EnvSetting {
+      std::string value, set_by;
+      bool operator==(const EnvSetting& o) const { return value == o.value && set_by == o.set_by; }
+    };
+    std::map<std::string, EnvSetting> error_handling{};
     int64_t param_bytes_per_rank = 0;     // parameter storage on the device
     int64_t host_bytes_per_rank = 0;      // offload: master shard, its gradients and Adam's state on the host
     int64_t offload_bytes_per_step = 0;   // offload: device-to-host + host-to-device copies per step

@@ -300,21 +300,49 @@ TEST_CASE("dist_env: launched ranks that would share a GPU are refused with the 
   CHECK(ftb::gpu_sharing_problem(local, 1, nullptr).empty());
 }
 
-// NCCL's modes are set explicitly (docs/distributed.md, back ends), so a hung
-// or dead peer throws in the rank's thread within dist_timeout_s instead of
-// the watchdog aborting the process; a value the environment gives wins, and
-// what ran is recorded. Fails if a mode is dropped or the override ignored.
-TEST_CASE("dist_env: NCCL error-handling modes: ours where unset, the environment's where set") {
-  const auto ours = ftb::nccl_error_modes([](const char*) -> const char* { return nullptr; });
-  CHECK(ours == std::map<std::string, std::string>{{"TORCH_NCCL_ASYNC_ERROR_HANDLING", "2"},
-                                                   {"TORCH_NCCL_BLOCKING_WAIT", "1"},
-                                                   {"TORCH_NCCL_ENABLE_MONITORING", "0"}});
-  const Vars vars{{"TORCH_NCCL_BLOCKING_WAIT", "0"}, {"TORCH_NCCL_ENABLE_MONITORING", ""}};
-  const auto mixed = ftb::nccl_error_modes([&](const char* name) -> const char* {
-    const auto it = vars.find(name);
-    return it == vars.end() ? nullptr : it->second.c_str();
-  });
-  CHECK(mixed.at("TORCH_NCCL_BLOCKING_WAIT") == "0");      // the user's choice, recorded
-  CHECK(mixed.at("TORCH_NCCL_ENABLE_MONITORING") == "0");  // empty = unset
-  CHECK(mixed.at("TORCH_NCCL_ASYNC_ERROR_HANDLING") == "2");
+// NCCL's modes (docs/distributed.md, back ends; review of issue 28, P1-2 and
+// P3-10): ftbench sets TORCH_NCCL_ASYNC_ERROR_HANDLING=3 (SkipCleanUp: the
+// watchdog ends a rank's process after dist_timeout_s, the launcher fails
+// the row naming it) and never TORCH_NCCL_BLOCKING_WAIT (it changes what
+// NCCL rows measure); a user's value wins, under either of PyTorch's names,
+// and the record says who set each. Set once, only in a rank of a world > 1.
+// Fails on the old code: it set BLOCKING_WAIT=1, ASYNC_ERROR_HANDLING=2 and
+// ENABLE_MONITORING=0, recorded no setter, and set them in every group.
+TEST_CASE("dist_env: NCCL error-handling modes: ours where unset, the user's where set, recorded with who set it") {
+  using ftb::SetBy;
+  auto lookup = [](const Vars& vars) {
+    return [&vars](const char* name) -> const char* {
+      const auto it = vars.find(name);
+      return it == vars.end() ? nullptr : it->second.c_str();
+    };
+  };
+  const Vars none;
+  const auto ours = ftb::nccl_error_modes(lookup(none));
+  CHECK(ours == ftb::NcclModes{{"TORCH_NCCL_ASYNC_ERROR_HANDLING", {"3", SetBy::ftbench}},
+                               {"TORCH_NCCL_BLOCKING_WAIT", {"", SetBy::unset}},
+                               {"TORCH_NCCL_ENABLE_MONITORING", {"", SetBy::unset}}});
+  const Vars theirs{{"TORCH_NCCL_ASYNC_ERROR_HANDLING", "1"}, {"TORCH_NCCL_BLOCKING_WAIT", "1"},
+                    {"TORCH_NCCL_ENABLE_MONITORING", ""}};
+  const auto user = ftb::nccl_error_modes(lookup(theirs));
+  CHECK(user.at("TORCH_NCCL_ASYNC_ERROR_HANDLING") == ftb::NcclMode{"1", SetBy::user});
+  CHECK(user.at("TORCH_NCCL_BLOCKING_WAIT") == ftb::NcclMode{"1", SetBy::user});
+  CHECK(user.at("TORCH_NCCL_ENABLE_MONITORING") == ftb::NcclMode{"", SetBy::unset});  // empty = unset
+  const Vars older{{"NCCL_ASYNC_ERROR_HANDLING", "2"}};  // PyTorch still reads the old name
+  CHECK(ftb::nccl_error_modes(lookup(older)).at("TORCH_NCCL_ASYNC_ERROR_HANDLING") == ftb::NcclMode{"2", SetBy::user});
+  CHECK(std::string(ftb::to_string(SetBy::ftbench)) == "ftbench");
+  CHECK(std::string(ftb::to_string(SetBy::user)) == "user");
+  CHECK(std::string(ftb::to_string(SetBy::unset)) == "unset");
+
+  // Set at start-up only in a rank of a world > 1, and only ftbench's own.
+  auto set_in = [&](const Vars& vars) {
+    Vars set;
+    ftb::set_nccl_error_modes(lookup(vars), [&](const char* n, const char* v) { set[n] = v; });
+    return set;
+  };
+  CHECK(set_in({}).empty());                                           // not launched
+  CHECK(set_in({{"RANK", "0"}, {"WORLD_SIZE", "1"}}).empty());         // a world of one
+  CHECK(set_in({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}}) ==
+        Vars{{"TORCH_NCCL_ASYNC_ERROR_HANDLING", "3"}});
+  CHECK(set_in({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "1"}}).empty());
+  CHECK(set_in({{"RANK", "x"}, {"WORLD_SIZE", "2"}}).empty());         // malformed: the row's read says so
 }

@@ -214,12 +214,11 @@ std::shared_ptr<Communicator> Communicator::create(const DistEnv& env, const tor
   } else {
 #if defined(FTB_WITH_CUDA) && defined(USE_C10D_NCCL)
     c10::cuda::set_device(device.has_index() ? device.index() : 0);
-    // Set before the process group is made: its constructor reads them. A
-    // value the environment already has is kept (nccl_error_modes says so).
-    c->error_handling_ = nccl_error_modes([](const char* n) -> const char* { return std::getenv(n); });
-    for (const auto& [name, value] : c->error_handling_) setenv(name.c_str(), value.c_str(), /*overwrite=*/1);
+    // The modes were set once at start-up, before any thread (main:
+    // set_nccl_error_modes_in_environment); here they are only recorded.
+    c->error_handling_ = nccl_error_modes_in_effect();
     auto opts = c10d::ProcessGroupNCCL::Options::create();
-    opts->timeout = timeout;  // BLOCKING_WAIT's limit, and the watchdog's
+    opts->timeout = timeout;  // dist_timeout_s: after it the watchdog ends the process (ASYNC_ERROR_HANDLING=3)
     c->pg_ = c10::make_intrusive<c10d::ProcessGroupNCCL>(c->store_, env.rank, env.world_size, opts);
 #endif
   }

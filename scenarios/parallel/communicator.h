@@ -61,8 +61,9 @@ class Communicator {
   // when the rank serving the store may already have left.
   const std::vector<std::string>& hosts() const { return hosts_; }
   // NCCL: the error-handling and watchdog modes its process group was made
-  // with (nccl_error_modes, rank_env.h); empty on Gloo.
-  const std::map<std::string, std::string>& error_handling() const { return error_handling_; }
+  // with, and who set each (nccl_error_modes_in_effect, rank_env.h); empty on
+  // Gloo.
+  const NcclModes& error_handling() const { return error_handling_; }
 
   // Asynchronous collectives, in place unless stated. Every rank must issue
   // the same collectives in the same order.
@@ -102,7 +103,7 @@ class Communicator {
   int rank_ = 0, size_ = 1;
   DistEnv env_;
   std::vector<std::string> hosts_;
-  std::map<std::string, std::string> error_handling_;
+  NcclModes error_handling_;
   torch::Device device_ = torch::kCPU;
   std::string backend_name_;
   c10::intrusive_ptr<c10d::Store> store_;

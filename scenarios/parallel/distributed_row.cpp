@@ -161,7 +161,8 @@ void fill_distributed(ScenarioResult& r, const dist::GradientSync& dp, dist::Com
   d.launcher = to_string(comm.env().launcher);
   d.hosts = comm.hosts();
   d.nodes = dist::node_count(d.hosts);
-  d.error_handling = comm.error_handling();
+  for (const auto& [name, mode] : comm.error_handling())
+    d.error_handling[name] = {mode.value, to_string(mode.set_by)};
   d.param_bytes_per_rank = dp.parameter_bytes();
   d.host_bytes_per_rank = dp.host_bytes();
   d.offload_bytes_per_step = dp.offload_bytes_per_step();

@@ -7,6 +7,8 @@
 #include <charconv>
 #include <climits>
 #include <cstdlib>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include "core/base/errors.h"
@@ -166,18 +168,73 @@ DistEnv dist_env_from(const Getenv& getenv_fn) {
   return e;
 }
 
-std::map<std::string, std::string> nccl_error_modes(const Getenv& getenv_fn) {
-  static const std::pair<const char*, const char*> kOurs[] = {
-      {"TORCH_NCCL_BLOCKING_WAIT", "1"},
-      {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "2"},
-      {"TORCH_NCCL_ENABLE_MONITORING", "0"},
+const char* to_string(SetBy s) {
+  switch (s) {
+    case SetBy::ftbench: return "ftbench";
+    case SetBy::user: return "user";
+    case SetBy::unset: return "unset";
+  }
+  return "unset";
+}
+
+NcclModes nccl_error_modes(const Getenv& getenv_fn) {
+  struct Var {
+    const char* name;
+    const char* older;  // the name PyTorch still reads after it (nullptr: none)
+    const char* ours;   // ftbench's value (nullptr: recorded only)
   };
-  std::map<std::string, std::string> modes;
-  for (const auto& [name, ours] : kOurs) {
-    const char* theirs = getenv_fn(name);
-    modes[name] = theirs && *theirs ? theirs : ours;
+  static const Var kVars[] = {
+      {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "NCCL_ASYNC_ERROR_HANDLING", "3"},  // SkipCleanUp: see rank_env.h
+      {"TORCH_NCCL_BLOCKING_WAIT", "NCCL_BLOCKING_WAIT", nullptr},
+      {"TORCH_NCCL_ENABLE_MONITORING", nullptr, nullptr},
+  };
+  NcclModes modes;
+  for (const Var& v : kVars) {
+    const char* theirs = getenv_fn(v.name);
+    if ((!theirs || !*theirs) && v.older) theirs = getenv_fn(v.older);
+    if (theirs && *theirs)
+      modes[v.name] = {theirs, SetBy::user};
+    else if (v.ours)
+      modes[v.name] = {v.ours, SetBy::ftbench};
+    else
+      modes[v.name] = {"", SetBy::unset};
   }
   return modes;
+}
+
+namespace {
+std::optional<NcclModes>& decided_modes() {
+  static std::optional<NcclModes> modes;
+  return modes;
+}
+}  // namespace
+
+void set_nccl_error_modes(const Getenv& getenv_fn, const std::function<void(const char*, const char*)>& setenv_fn) {
+  bool rank_of_many = false;
+  try {
+    const DistEnv env = dist_env_from(getenv_fn);
+    rank_of_many = env.launched && env.world_size > 1;
+  } catch (const InputError&) {
+    // A malformed variable: the row's own read reports it, naming it.
+  }
+  if (!rank_of_many) return;
+  NcclModes modes = nccl_error_modes(getenv_fn);
+  for (const auto& [name, mode] : modes)
+    if (mode.set_by == SetBy::ftbench) setenv_fn(name.c_str(), mode.value.c_str());
+  decided_modes() = std::move(modes);
+}
+
+void set_nccl_error_modes_in_environment() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    set_nccl_error_modes([](const char* n) -> const char* { return std::getenv(n); },
+                         [](const char* n, const char* v) { ::setenv(n, v, /*overwrite=*/1); });
+  });
+}
+
+NcclModes nccl_error_modes_in_effect() {
+  if (decided_modes()) return *decided_modes();
+  return nccl_error_modes([](const char* n) -> const char* { return std::getenv(n); });
 }
 
 DistEnv dist_env_from_environment() {

@@ -61,22 +61,51 @@ DistEnv dist_env_from(const std::function<const char*(const char*)>& getenv_fn);
 // (or the job is not launched: the local launcher places ranks itself).
 std::string gpu_sharing_problem(const DistEnv& env, int cuda_devices, const char* cuda_visible_devices);
 
-// NCCL's error-handling and watchdog modes (ProcessGroupNCCL reads them from
-// the environment when it is made), as a rank will run with them: ftbench's
-// choice for each variable the environment leaves unset, the environment's
-// value where it set one (an expert's override wins and is recorded):
-//   TORCH_NCCL_BLOCKING_WAIT=1         wait() blocks until the collective is
-//       done or dist_timeout_s passed, then throws in the caller's thread: the
-//       row ends failed instead of the watchdog tearing the process down
-//   TORCH_NCCL_ASYNC_ERROR_HANDLING=2  CleanUpOnly: on an error the watchdog
-//       aborts the communicators, never the process (LibTorch 2.x ignores it
-//       under BLOCKING_WAIT; set so a user's BLOCKING_WAIT=0 still keeps the
-//       process alive)
-//   TORCH_NCCL_ENABLE_MONITORING=0     no heartbeat monitor that kills the
-//       process some seconds after a timeout (its job is done by the
-//       timeout above)
+// NCCL's error-handling and watchdog modes. ProcessGroupNCCL reads them from
+// the environment when it is made; ftbench sets one and records three:
+//   TORCH_NCCL_ASYNC_ERROR_HANDLING  ftbench: 3 where the environment has
+//       none (nor the older NCCL_ASYNC_ERROR_HANDLING). ProcessGroupNCCL.hpp's
+//       ErrorHandlingMode: 1 TearDown, 2 CleanUpOnly, 3 SkipCleanUp, PyTorch
+//       2.x's own default (the header: "make users use the default value (3 -
+//       SkipCleanUp)"). 3, not 1: both end the process once a collective
+//       passed the process group's timeout (dist_timeout_s), but 1 first calls
+//       ncclCommAbort, which can itself hang on a hung peer (the header's
+//       reason for 3); 2 keeps the process alive with its communicators aborted
+//       and nothing to tell the row. Set explicitly so a LibTorch of another
+//       default behaves the same. The rank's process dies (SIGABRT); ftbench's
+//       launcher (or torchrun, srun...) sees it and the row ends failed naming
+//       that rank.
+//   TORCH_NCCL_BLOCKING_WAIT         recorded, never set: 1 makes every
+//       wait() block the host until the collective is done (PyTorch warns of
+//       its overhead), which would change what NCCL rows measure.
+//   TORCH_NCCL_ENABLE_MONITORING     recorded, never set (PyTorch's
+//       heartbeat monitor, a backstop when the watchdog itself is stuck).
+// A value the environment gives wins and is recorded as the user's.
 // Gloo needs none: its collectives throw on their own timeout.
-std::map<std::string, std::string> nccl_error_modes(const std::function<const char*(const char*)>& getenv_fn);
+enum class SetBy { ftbench, user, unset };
+const char* to_string(SetBy s);  // "ftbench" | "user" | "unset": the report's words
+struct NcclMode {
+  std::string value;  // "" when unset (PyTorch's default applies)
+  SetBy set_by = SetBy::unset;
+  bool operator==(const NcclMode& o) const { return value == o.value && set_by == o.set_by; }
+};
+using NcclModes = std::map<std::string, NcclMode>;  // by TORCH_NCCL_* name
+// The modes a process group would run with, given the environment as the
+// user left it (pure: the lookup is a parameter).
+NcclModes nccl_error_modes(const std::function<const char*(const char*)>& getenv_fn);
+// Once, at start-up, before any thread exists (main; setenv races getenv in
+// other threads): in a launched rank of a world > 1 (RANK/WORLD_SIZE, Open
+// MPI's or SLURM's variables) sets ftbench's values that the environment lacks
+// through setenv_fn and remembers who set what; elsewhere it sets nothing (a
+// process that only launches ranks, or a world of one, makes no NCCL group
+// with a peer, and its report's environment stays as the user left it).
+void set_nccl_error_modes(const std::function<const char*(const char*)>& getenv_fn,
+                          const std::function<void(const char*, const char*)>& setenv_fn);
+// set_nccl_error_modes(std::getenv, setenv): what main calls.
+void set_nccl_error_modes_in_environment();
+// The modes this process's NCCL groups run with: what set_nccl_error_modes
+// decided, or (never called) nccl_error_modes(std::getenv).
+NcclModes nccl_error_modes_in_effect();
 
 // dist_env_from(std::getenv).
 DistEnv dist_env_from_environment();
