@@ -11,7 +11,11 @@
 #          tokens; --preset synthetic-full: the paper preset needs the IMDB
 #          archive) on a synthetic corpus, one repeat, one epoch of 200 steps:
 #          baseline (what speed-ups are against), amp_bf16, cuda_graph,
-#          cuda_graph_bf16, cuda_graph_fp16, fastest.
+#          cuda_graph_bf16, cuda_graph_fp16, fastest;
+#   profile (in what the budget leaves) ftbench run --profile of baseline and cuda_graph on a smaller
+#          corpus (issue 29): each row's 5 profiled steps under Kineto with
+#          CUPTI, untimed; timings.txt gets each row's device idle share of
+#          the profiled steps (what a CUDA graph removes: launch gaps).
 #
 # Each stage has its own time limit and a failing stage does not stop the next;
 # all stages together stay within FTB_GPU_QUICK_BUDGET_S. The time of each stage
@@ -30,6 +34,7 @@
 # stderr and nothing written).
 # Environment: PYTHON (python3), FTB_GPU_CARRY (.gpu-carry),
 #   FTB_GPU_QUICK_BUDGET_S (440), FTB_GPU_QUICK_TESTS_S (150), FTB_GPU_QUICK_RUN_S (300),
+#   FTB_GPU_QUICK_PROFILE_S (80; 0 = no profile stage),
 #   FTB_GPU_QUICK_TESTS (doctest -tc filter), FTB_GPU_QUICK_SCENARIOS,
 #   FTB_GPU_QUICK_KEEP=1 (keep the unpacked folder beside the archive),
 #   FTB_GPU_QUICK_FORCE_NO_CUDA=1 (behave as on a machine without CUDA: tests).
@@ -184,6 +189,34 @@ stage_tests() {
   return "$rc"
 }
 
+stage_profile() {
+  local rc
+  limited "$work/tmp" "$work/logs/profile.stdout" "$work/logs/profile.stderr" "$ftbench" run --preset synthetic-full \
+    --device cuda --repeats 1 --scenarios baseline,cuda_graph --profile --out "$work/profile" epochs=1 \
+    synthetic_count=600 "${run_args[@]}"
+  rc=$?
+  [ "$rc" = 0 ] || tail -3 "$work/logs/profile.stderr" | show
+  if [ -f "$work/profile/report.json" ]; then
+    # Each row's profiled steps: device busy and idle (the launch gaps a graph removes).
+    PYTHONDONTWRITEBYTECODE=1 "$python" - "$work/profile/report.json" >"$work/rows.txt" 2>>"$work/logs/profile.stderr" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1])).get("results", []):
+    p = r.get("profile") or {}
+    wall, idle, steps = p.get("wall_s") or 0, p.get("device_idle_s") or 0, p.get("steps") or 0
+    if wall and p.get("device"):
+        note = "device idle %.1f %% of %d profiled steps (%.1f ms a step)" % (100 * idle / wall, steps, 1e3 * wall / max(1, steps))
+    else:
+        note = (p.get("note") or "no profile")[:120]
+    print("%-24s %8s  %s" % ("profile." + str(r.get("scenario", "?")), "-", note))
+PY
+    show <"$work/rows.txt"
+  else
+    log "no report.json from the profile run"
+    [ "$rc" != 0 ] || rc=1
+  fi
+  return "$rc"
+}
+
 stage_run() {
   local scenarios="${FTB_GPU_QUICK_SCENARIOS:-baseline,amp_bf16,cuda_graph,cuda_graph_bf16,cuda_graph_fp16,fastest}" rc
   limited "$work/tmp" "$work/logs/run.stdout" "$work/logs/run.stderr" "$ftbench" run --preset synthetic-full \
@@ -249,11 +282,17 @@ trap on_signal TERM INT HUP
 
 run_args=("$@")
 ldpath=""
-for current in setup tests run; do
+for current in setup tests run profile; do
   case $current in
     setup) stage setup 60 ;;
     tests) stage tests "${FTB_GPU_QUICK_TESTS_S:-150}" ;;
     run) stage run "${FTB_GPU_QUICK_RUN_S:-300}" ;;
+    profile)
+      # Optional: only in what the budget leaves (under 40 s: recorded as not run, not as a failure).
+      left=$(awk -v a="$t_start" -v b="$(date +%s.%N)" -v budget="$budget" -v r="$reserve" 'BEGIN {printf "%d", budget - r - (b - a)}')
+      if [ "${FTB_GPU_QUICK_PROFILE_S:-80}" = 0 ]; then :
+      elif [ "$left" -lt 40 ]; then record profile 0 "not run (${left} s of the budget left)"; log "stage profile: not run, ${left} s left"
+      else stage profile "${FTB_GPU_QUICK_PROFILE_S:-80}"; fi ;;
   esac
 done
 current=pack
