@@ -176,6 +176,21 @@ TEST_CASE("dist_env: half a SLURM pair is one plain process (salloc shell, batch
   CHECK_FALSE(read({{"SLURM_PROCID", "0"}}).launched);
 }
 
+// Review of issue 28, P3-11: a plain RANK/WORLD_SIZE environment across nodes
+// without MASTER_ADDR met at 127.0.0.1 and hung until dist_timeout_s. Fails
+// on the old code: no error. One node (LOCAL_WORLD_SIZE = WORLD_SIZE, or unset)
+// still needs none; torchrun's agent sets MASTER_ADDR itself.
+TEST_CASE("dist_env: a multi-node plain environment without MASTER_ADDR says what to export") {
+  const std::string e = error_of({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "0"}, {"LOCAL_WORLD_SIZE", "1"}});
+  CHECK(starts_with(e, "MASTER_ADDR: "));
+  CHECK(e.find("LOCAL_WORLD_SIZE=1") != std::string::npos);
+  CHECK(e.find("export MASTER_ADDR") != std::string::npos);
+  CHECK(error_of({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "2"}}).empty());
+  CHECK(error_of({{"RANK", "1"}, {"WORLD_SIZE", "2"}}).empty());
+  CHECK(error_of({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "0"}, {"LOCAL_WORLD_SIZE", "1"},
+                  {"MASTER_ADDR", "10.0.0.1"}}).empty());
+}
+
 TEST_CASE("dist_env: one rank under mpirun or srun needs no MASTER_ADDR") {
   const ftb::DistEnv e = read({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}});
   CHECK(e.launched);
@@ -201,7 +216,8 @@ TEST_CASE("dist_env: half a pair names the missing variable") {
 }
 
 TEST_CASE("dist_env: malformed values throw InputError naming the variable and quoting the value") {
-  const Vars ok{{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "2"}};
+  const Vars ok{{"RANK", "1"},       {"WORLD_SIZE", "4"},          {"LOCAL_RANK", "1"},
+                {"LOCAL_WORLD_SIZE", "2"}, {"MASTER_ADDR", "10.0.0.1"}};  // two nodes: MASTER_ADDR needed
   struct Case {
     const char* variable;
     const char* value;

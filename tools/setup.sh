@@ -47,8 +47,10 @@ pkgs=(build-essential cmake ninja-build pkg-config git python3-venv
 # Only the test suite's (--tests): python3-jsonschema (the tests validate
 # report.json against reports/record/report.schema.json) and chromium (a test
 # opens index.html headless, cli.report_page_opens_offline: 122 MB and most of
-# a fresh machine's download, so the run command goes without it).
-if [ "$tests" = 1 ]; then pkgs+=(python3-jsonschema chromium); fi
+# a fresh machine's download, so the run command goes without it), and
+# iproute2: `ip netns`/veth for the two-node cases (tools/two_nodes.sh,
+# cli.dist_multinode_*); a minimal Debian 12 has no `ip`, and they would skip.
+if [ "$tests" = 1 ]; then pkgs+=(python3-jsonschema chromium iproute2); fi
 # libsqlite3-dev: ftbench history (reports/analysis/history.cpp). libboost-dev: Boost.Math's
 # t, F and normal distributions (header-only; reports/analysis/).
 # libgloo-dev: c10d's ProcessGroupGloo.hpp includes <gloo/...>, which neither

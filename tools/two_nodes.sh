@@ -13,9 +13,13 @@
 # MASTER_PORT) on each node. --torchrun: TORCHRUN --nnodes 2 --nproc-per-node
 # 1 on each node, c10d rendezvous at node 0's link address (which node holds
 # rank 0 is the rendezvous's choice).
-# Needs root and `ip netns` (CI has both); exits 77 where it cannot make the
-# namespaces, 1 when a node fails. The namespaces, their /etc/netns files
-# and any process left in them are removed whatever happens. Names carry this
+# Needs root, `ip netns` and `unshare --uts` (CI has them); exits 77 where the
+# machine cannot make the namespaces, the veth pair or the UTS namespace, 1
+# when a node fails. The namespaces, their /etc/netns files, the veth pair
+# and any process left in them are removed whatever happens: on exit, and,
+# for a run killed outright (SIGKILL: ctest's TIMEOUT), by the next run, which
+# first removes every ftb<pid> namespace whose pid is gone. Each node's run
+# is bounded (timeout 240 s, below the ctest cases' TIMEOUT). Names carry this
 # shell's pid, so parallel runs never clash.
 set -uo pipefail
 
@@ -31,27 +35,39 @@ die() { echo "two_nodes: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || cannot "not root (network namespaces need it)"
 command -v ip >/dev/null 2>&1 || cannot "no ip command (iproute2)"
 command -v unshare >/dev/null 2>&1 || cannot "no unshare (util-linux)"
+err="$(unshare --uts true 2>&1)" || cannot "unshare --uts: $err"
 
-cleanup() {
+# remove NAME (ftb<pid>, without a/b): its processes, namespaces, /etc/netns
+# files and the veth pair (deleting one end deletes both, wherever it is).
+remove() {
   local side
   for side in a b; do
-    ip netns pids "${ns}${side}" 2>/dev/null | xargs -r kill -9 2>/dev/null
-    ip netns del "${ns}${side}" 2>/dev/null
-    rm -rf "/etc/netns/${ns}${side}"
+    ip netns pids "$1${side}" 2>/dev/null | xargs -r kill -9 2>/dev/null
+    ip netns del "$1${side}" 2>/dev/null
+    rm -rf "/etc/netns/$1${side}"
   done
+  ip link del "$1a0" 2>/dev/null
+  ip link del "$1b0" 2>/dev/null
 }
+cleanup() { remove "$ns"; }
+# What a run killed outright left behind (its EXIT trap never ran).
+for old in $(ip netns list 2>/dev/null | sed -n 's/^\(ftb[0-9]\+\)[ab]\b.*/\1/p' | sort -u); do
+  kill -0 "${old#ftb}" 2>/dev/null || remove "$old"
+done
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# Every step below is the machine's limit (a container without the
+# capability, no veth module), not ftbench's: a skip.
 err="$(ip netns add "${ns}a" 2>&1)" || cannot "ip netns add: $err"
-ip netns add "${ns}b" || die "cannot make a second namespace"
-ip link add "${ns}a0" type veth peer name "${ns}b0" || die "cannot make a veth pair"
+err="$(ip netns add "${ns}b" 2>&1)" || cannot "ip netns add (a second): $err"
+err="$(ip link add "${ns}a0" type veth peer name "${ns}b0" 2>&1)" || cannot "ip link add type veth: $err"
 i=1
 for side in a b; do
-  ip link set "${ns}${side}0" netns "${ns}${side}" &&
-    ip -n "${ns}${side}" addr add "$link.$i/24" dev "${ns}${side}0" &&
-    ip -n "${ns}${side}" link set "${ns}${side}0" up &&
-    ip -n "${ns}${side}" link set lo up || die "cannot set up ${ns}${side}"
+  err="$(ip link set "${ns}${side}0" netns "${ns}${side}" 2>&1 &&
+    ip -n "${ns}${side}" addr add "$link.$i/24" dev "${ns}${side}0" 2>&1 &&
+    ip -n "${ns}${side}" link set "${ns}${side}0" up 2>&1 &&
+    ip -n "${ns}${side}" link set lo up 2>&1)" || cannot "cannot set up the link in ${ns}${side}: $err"
   # ip netns exec bind-mounts /etc/netns/NS/hosts over /etc/hosts.
   mkdir -p "/etc/netns/${ns}${side}" &&
     printf '127.0.0.1 localhost\n%s.1 node0\n%s.2 node1\n' "$link" "$link" >"/etc/netns/${ns}${side}/hosts" ||
@@ -73,13 +89,25 @@ for n in 1 0; do
             GLOO_SOCKET_IFNAME="${ns}${side}0")
   fi
   ip netns exec "${ns}${side}" unshare --uts sh -c 'hostname "$0" && exec "$@"' "node$n" \
-    timeout 600 "${launch[@]}" "$ftbench" run --out "$work/o$n" "$@" >"$out/node$n.out" 2>"$out/node$n.err" &
+    timeout 240 "${launch[@]}" "$ftbench" run --out "$work/o$n" "$@" >"$out/node$n.out" 2>"$out/node$n.err" &
   eval "pid$n=$!"
 done
-failed=""
-wait "$pid0" || failed="$failed node0"
-wait "$pid1" || failed="$failed node1"
-[ -z "$failed" ] || die "failed:$failed; last lines: $(grep -hv ' step ' "$out"/node*.err | tail -5)"
+# Whichever node ends first: a failure ends the run at once (die's exit runs
+# cleanup, which kills the other node's processes), not after the other node
+# waited out its timeout.
+# (A poll, not `wait -n`: bash's wait -n misses a node that ended before it.)
+running=(0 1)
+while [ "${#running[@]}" -gt 0 ]; do
+  still=()
+  for n in "${running[@]}"; do
+    pid="$(eval echo "\$pid$n")"
+    if kill -0 "$pid" 2>/dev/null; then still+=("$n"); continue; fi
+    wait "$pid"; rc=$?
+    [ "$rc" = 0 ] || die "node$n failed (exit $rc); last lines: $(grep -hv ' step ' "$out"/node*.err | tail -5)"
+  done
+  running=("${still[@]}")
+  [ "${#running[@]}" = 0 ] || sleep 0.5
+done
 
 # Rank 0 wrote the report (the other rank none): move it into OUT.
 reports=("$work"/o*/report.json)

@@ -25,6 +25,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "core/base/host_name.h"
 #include "core/model/attention.h"
 #include "core/measure/build_info.h"
 #include "core/measure/nvml.h"
@@ -104,12 +105,6 @@ std::string utc_timestamp() {
   ::gmtime_r(&now, &tm);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::string hostname() {
-  char buf[256] = {};
-  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
   return buf;
 }
 
@@ -208,7 +203,7 @@ json cpu_identity(const std::string& cpuinfo) {
 
 json capture_environment() {
   json env;
-  env["host"] = hostname();
+  env["host"] = host_name();
   struct utsname u {};
   if (::uname(&u) == 0) {
     env["os"] = std::string(u.sysname) + " " + u.release + " " + u.machine;

@@ -11,7 +11,6 @@
 #endif
 
 #include <netinet/in.h>
-#include <unistd.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -25,6 +24,7 @@
 #include <thread>
 
 #include "core/base/errors.h"
+#include "core/base/host_name.h"
 #include "scenarios/parallel/launcher.h"
 
 namespace ftb::dist {
@@ -142,13 +142,6 @@ c10::intrusive_ptr<c10d::Store> shared_store(const DistEnv& env, std::chrono::mi
   return store;
 }
 
-// This machine's name, as `hostname` prints it; "?" when it has none.
-std::string this_host() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "?";
-  return name;
-}
-
 std::string host_key(int rank) { return "host/" + std::to_string(rank); }
 
 }  // namespace
@@ -198,7 +191,7 @@ std::shared_ptr<Communicator> Communicator::create(const DistEnv& env, const tor
   c->backend_name_ = backend;
   c->env_ = env;
   c->store_ = c10::make_intrusive<c10d::PrefixStore>(name, shared_store(env, timeout));
-  c->store_->set(host_key(env.rank), this_host());
+  c->store_->set(host_key(env.rank), host_name());
   if (backend == "gloo") {
 #ifdef USE_C10D_GLOO
     using Gloo = c10d::ProcessGroupGloo;

@@ -159,6 +159,13 @@ DistEnv dist_env_from(const Getenv& getenv_fn) {
                     " ranks that must meet at rank 0's machine; export MASTER_ADDR (rank 0's host) in the job "
                     "script, e.g. export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1), "
                     "and optionally MASTER_PORT (default 29500)");
+  } else if (e.launcher == Launcher::environment && e.world_size > e.local_world_size) {
+    // A plain environment across nodes would meet at 127.0.0.1 and hang
+    // until dist_timeout_s.
+    input_error("MASTER_ADDR", "unset, and WORLD_SIZE=" + std::to_string(e.world_size) + " spans more than this node's " +
+                                   "LOCAL_WORLD_SIZE=" + std::to_string(e.local_world_size) +
+                                   " ranks: they must meet at rank 0's machine; export MASTER_ADDR (rank 0's host "
+                                   "or address) on every node, and optionally MASTER_PORT (default 29500)");
   }
   if (const char* port = get("MASTER_PORT")) {
     const int p = parse_count("MASTER_PORT", port);
