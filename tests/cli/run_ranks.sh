@@ -7,9 +7,10 @@ case "$case_name" in
   dist_world2_report)
     "$ftbench" run --scenarios baseline,ddp,zero2 --world-size 2 --device cpu --out "$tmp/o" "${tiny[@]}" >"$tmp/out" 2>"$tmp/err" ||
       fail "run failed: $(tail -3 "$tmp/err")"
-    python3 - "$tmp/o/report.json" <<'PY' || fail "distributed rows are incomplete"
+    python3 - "$tmp/o/report.json" "$(hostname)" <<'PY' || fail "distributed rows are incomplete"
 import json, sys
 r = json.load(open(sys.argv[1]))
+here = sys.argv[2]
 rows = {x["scenario"]: x for x in r["results"]}
 assert list(rows) == ["baseline", "ddp", "zero2"], list(rows)
 assert rows["baseline"]["world_size"] == 1 and rows["baseline"]["distributed"] is None
@@ -19,6 +20,9 @@ for name in ("ddp", "zero2"):
     assert x["world_size"] == 2 and x["threads"] >= 1
     d = x["distributed"]
     assert d["backend"] == "gloo" and d["strategy"] == name, d
+    # Who started the ranks, on how many machines (fails on a report without
+    # them, or one that calls ftbench's launcher a plain environment).
+    assert d["launcher"] == "ftbench" and d["nodes"] == 1 and d["hosts"] == [here, here], d
     assert d["bucket_cap_bytes"] == 25 * 1024 * 1024 and d["buckets"] >= 1
     assert d["optimizer_state_bytes_per_rank"] > 0 and d["grad_bytes_per_rank"] > 0
     assert d["collective_wait_s"] >= 0 and d["per_rank_samples_per_s"] > 0
@@ -73,12 +77,16 @@ s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); print(s.getsockname()[1]
       >"$tmp/out" 2>"$tmp/err" || fail "rank 0 failed: $(tail -3 "$tmp/err")"
     wait $r1 || fail "rank 1 failed: $(tail -3 "$tmp/err1")"
     [ ! -e "$tmp/o1" ] || fail "rank 1 wrote a report"
-    python3 - "$tmp/o/report.json" <<'PY' || fail "rank 0's report is wrong"
+    python3 - "$tmp/o/report.json" "$(hostname)" <<'PY' || fail "rank 0's report is wrong"
 import json, sys
 r = json.load(open(sys.argv[1]))
+here = sys.argv[2]
 rows = {x["scenario"]: x for x in r["results"]}
 assert list(rows) == ["baseline", "ddp"], list(rows)   # the order asked for
 assert rows["ddp"]["status"] == "ok" and rows["ddp"]["world_size"] == 2
+# A job script's own RANK/WORLD_SIZE: "environment" (the old code said torchrun).
+d = rows["ddp"]["distributed"]
+assert d["launcher"] == "environment" and d["nodes"] == 1 and d["hosts"] == [here, here], d
 assert rows["baseline"]["status"] == "ok" and rows["baseline"]["world_size"] == 1
 PY
     ;;
@@ -113,6 +121,9 @@ rows = {x["scenario"]: x for x in r["results"]}
 assert list(rows) == ["baseline", "zero2"], list(rows)
 assert rows["zero2"]["status"] == "ok" and rows["zero2"]["world_size"] == 2, rows["zero2"]
 assert rows["zero2"]["distributed"]["backend"] == "gloo"
+# torchrun's agent told apart from a plain environment (TORCHELASTIC_RUN_ID).
+d = rows["zero2"]["distributed"]
+assert d["launcher"] == "torchrun" and d["nodes"] == 1 and len(d["hosts"]) == 2, d
 PY
     ;;
   *) fail "unknown case" ;;
