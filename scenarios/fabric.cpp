@@ -29,6 +29,7 @@ ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioC
   fabric.launch(env);
   auto model = w.make_model();
   auto& optimizer = fabric.setup(model, AdamConfig{c.lr});
+  check_device_budget(fabric.strategy(), c.max_device_bytes);  // the harness's, as the other rows: before training
   BatchLoader train(w.train, fabric.setup_dataloader(w.train_loader_options(c)));
   BatchLoader val(w.val, fabric.setup_dataloader(w.eval_loader_options(c)));
   BatchLoader test(w.test, fabric.setup_dataloader(w.eval_loader_options(c)));

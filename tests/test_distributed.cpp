@@ -4,8 +4,11 @@
 #include <doctest/doctest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -30,6 +33,7 @@
 #include "tests/skip.h"
 #include "tests/tiny_config.h"
 #include "tests/tensor_checks.h"
+#include "tests/counting_allocator.h"
 
 namespace {
 
@@ -515,8 +519,8 @@ int64_t number_after(const std::string& text, const std::string& key) {
 
 // The budget is checked on the worst phase: zero3's evaluation keeps every
 // unit whole, more than a training step holds. On the old code the check saw
-// a training formula only (transient_bytes: 5 x the largest unit, held in no
-// phase; evaluation never counted): where it fit, the row trained and then
+// a training formula only (transient_bytes: 4 x the largest unit + the second
+// largest, held in no phase; evaluation never counted): where it fit, the row trained and then
 // held more than the budget in evaluation; here it refuses, but names that
 // formula's figure, not " in evaluation (" nor the bytes the row holds (and
 // memory_phases, the measurement, did not exist).
@@ -571,6 +575,75 @@ TEST_CASE("a device budget refuses zero3 whose evaluation does not fit, naming w
   CHECK(number_after(why, "a rank needs ") == m.evaluation.per_rank[0]);
 }
 
+// zero2's tracked training peak is sampled before a bucket's release too
+// (review 6, finding 3): four buckets of 1000, 100, 950 and 10 floats whose
+// gradients arrive in bucket order (a chain of products). At bucket 2's
+// launch, before bucket 0's release, bucket 0's and 1's copies and bucket 2's
+// gradients are alive: 2050 floats above the state; after it 2000 (bucket
+// 2's gradients and copy, bucket 1's), and no other sample sees more than
+// 2000 (bucket 0's gradients and copy). On the old code (a sample after the
+// release only) the peak was 2000 floats above the state: the CHECK fails.
+TEST_CASE("zero2: the held peak is sampled before a bucket's release, where an earlier large copy is alive") {
+  std::array<int64_t, 2> above{}, modelled{};  // modelled: the model's figure less the peak
+  run_ranks(2, [&](const ftb::DistEnv& e) {
+    auto comm = join(e, "test/zero2-release");
+    std::vector<torch::Tensor> params;
+    for (int64_t n : {10, 950, 100, 1000}) params.push_back(torch::ones({n}).requires_grad_());  // buckets in reverse
+    ftb::dist::DataParallelOptions o;
+    o.sharding = ftb::dist::Sharding::gradients;
+    o.bucket_cap_bytes = o.first_bucket_cap_bytes = 4;  // one parameter a bucket
+    ftb::dist::DataParallel dp(params, comm, o);
+    REQUIRE(dp.bucket_count() == 4);
+    ftb::dist::HeldMemory memory(torch::kCPU);
+    dp.memory = &memory;
+    dp.zero_grad();
+    const int64_t kept = dp.held_bytes();
+    memory.enter(ftb::dist::MemoryPhase::training);
+    // Backward meets params[3] first, then 2, 1, 0 (bucket order).
+    auto h = params[0].sum() * 1e-3;
+    h = h * params[1].sum() * 1e-3;
+    h = h * params[2].sum() * 1e-3;
+    (h * params[3].sum() * 1e-3).backward();
+    dp.finish_gradient_sync();
+    memory.finish();
+    dp.memory = nullptr;
+    const auto r = static_cast<std::size_t>(e.rank);
+    above[r] = memory.peak(ftb::dist::MemoryPhase::training) - kept;
+    modelled[r] = dp.device_bytes_needed(ftb::dist::MemoryPhase::training).total() -
+                  memory.peak(ftb::dist::MemoryPhase::training);
+  });
+  for (std::size_t r = 0; r < 2; ++r) {
+    CAPTURE(r);
+    CHECK(above[r] == (1000 + 100 + 950) * 4);
+    CHECK(modelled[r] >= 0);  // the model (what the budget checks) covers that peak
+  }
+}
+
+// The fabric row honours max_device_bytes as the other distributed rows do
+// (review 6, finding 6). On the old code run_fabric never called
+// check_device_budget: the row trained (starts == 2) and returned ok.
+TEST_CASE("fabric: a device budget refuses the row before training") {
+  auto c = tiny_config();
+  c.dropout = 0;
+  c.world_size = 2;
+  c.fabric_precision = ftb::Precision::fp32;
+  c.max_device_bytes = 1000;  // far below any strategy's state
+  const auto w = ftb::build_workload(c);
+  TrainStarts starts;
+  ftb::ScenarioContext ctx;
+  ctx.callbacks = {&starts};
+  std::array<std::string, 2> why;
+  run_ranks(2, [&](const ftb::DistEnv& e) {
+    try {
+      ftb::run_fabric(w, c, ctx, e);
+    } catch (const std::exception& ex) {
+      why[static_cast<std::size_t>(e.rank)] = ex.what();
+    }
+  });
+  for (const auto& text : why) CHECK(text.find("does not fit max_device_bytes=1000") == 0);
+  CHECK(starts.count == 0);
+}
+
 // Every strategy's held bytes, measured per phase from its live tensors,
 // against its model (what max_device_bytes checks): evaluation holds the state
 // kept between steps (zero3: every unit whole besides), training at most the
@@ -611,6 +684,195 @@ TEST_CASE("memory measured per phase: every strategy within what its model says"
     CHECK(r.extra.at("device_bytes_needed").get<int64_t>() ==
           std::max(m.training.modelled_bytes, m.evaluation.modelled_bytes));
   }
+}
+
+// An independent CPU figure for the tracked one (review 6, finding 4): a
+// counting allocator (tests/counting_allocator.h) installed as LibTorch's CPU
+// allocator for the row sees every CPU tensor, activations and autocast's
+// casts included. It is process-wide: the ranks are threads here, so its peak
+// is both ranks' together (and the loaders'). At rank r's tracked peak the
+// other rank holds at least its state kept between steps, so rank r's tracked
+// figure plus the other's kept state cannot exceed the allocator's peak above
+// its baseline: a tracked figure that counted a storage not alive (or twice)
+// fails it. Under bf16-mixed the allocator sees autocast's bf16 copies of the
+// weights, which tracking cannot: its peak rises above fp32's. The figures
+// are printed (MESSAGE) for the record.
+TEST_CASE("zero3's tracked bytes within a counting CPU allocator's peak; the allocator sees bf16's casts") {
+  using ftb_test::CountingCpuAllocator;
+  auto c = tiny_config();
+  c.dropout = 0;
+  c.world_size = 2;
+  c.batch_size = 2, c.max_length = 8;  // activations small beside the weights: the casts show
+  const auto w = ftb::build_workload(c);
+  struct Outcome {
+    int64_t above_baseline = 0;  // the allocator's peak during the row, less its live bytes before
+    int64_t training = 0;        // its peak over the training steps, less its live bytes at their start
+    ftb::ScenarioResult r;
+  };
+  // The training steps' window (the first epoch's), the same for both ranks:
+  // the first rank to start training resets the peak, the first to end reads it.
+  struct TrainingWindow : ftb::LoopCallback {
+    std::mutex mu;
+    int started = 0, ended = 0;
+    int64_t start_live = 0, peak = 0, before = 0;  // before: the row's peak up to the window
+    void on_train_start(const ftb::LoopState&) override {
+      std::lock_guard<std::mutex> lock(mu);
+      if (started++ > 0) return;
+      auto& a = CountingCpuAllocator::instance();
+      before = a.peak();
+      start_live = a.live();
+      a.reset_peak();
+    }
+    void on_epoch_steps(const ftb::LoopState&, const std::vector<ftb::StepRecord>&) override {
+      std::lock_guard<std::mutex> lock(mu);
+      if (ended++ == 0) peak = CountingCpuAllocator::instance().peak() - start_live;
+    }
+  };
+  auto run = [&](ftb::Precision precision, int world) {
+    c.dp_precision = precision;
+    c.world_size = world;
+    Outcome out;
+    CountingCpuAllocator::Scope scope;
+    if (!CountingCpuAllocator::Scope::active()) return out;
+    auto& a = CountingCpuAllocator::instance();
+    const int64_t baseline = a.live();
+    a.reset_peak();
+    TrainingWindow window;
+    ftb::ScenarioContext ctx;
+    ctx.callbacks = {&window};
+    run_ranks(world, [&](const ftb::DistEnv& e) {
+      auto r = ftb::run_data_parallel(w, c, ctx, ftb::dist::Sharding::parameters, e);
+      if (e.rank == 0) out.r = r;
+    });
+    out.above_baseline = std::max(window.before, a.peak()) - baseline;
+    out.training = window.peak;
+    return out;
+  };
+  const auto fp32 = run(ftb::Precision::fp32, 2);
+  if (fp32.above_baseline == 0) FTB_SKIP_CASE("LibTorch did not take the counting CPU allocator (c10::SetCPUAllocator)");
+  const auto bf16 = run(ftb::Precision::bf16_mixed, 2);
+  for (const auto* o : {&fp32, &bf16}) {
+    REQUIRE(o->r.status == ftb::Status::ok);
+    const auto& d = o->r.distributed;
+    const int64_t kept = d.param_bytes_per_rank + d.grad_bytes_per_rank + d.optimizer_state_bytes_per_rank;
+    const auto& m = o->r.memory_phases;
+    REQUIRE(m.training.per_rank.size() == 2);
+    MESSAGE(ftb::to_string(o->r.precision) << ", 2 ranks: allocator peak above baseline " << o->above_baseline
+                                           << " bytes (both ranks), over training's steps above their start "
+                                           << o->training << "; tracked per rank: training "
+                                           << m.training.per_rank[0] << ", evaluation " << m.evaluation.per_rank[0]
+                                           << "; kept " << kept << "; parameters " << o->r.parameter_count);
+    for (int rank = 0; rank < 2; ++rank) {
+      CAPTURE(rank);
+      CHECK(m.training.per_rank[rank] + kept <= o->above_baseline);
+      CHECK(m.evaluation.per_rank[rank] + kept <= o->above_baseline);
+      // Above the state kept (alive at the window's start), what tracking
+      // saw in a step is within what the allocator saw over the steps.
+      CHECK(m.training.per_rank[rank] - kept <= o->training);
+    }
+  }
+  // Tracking cannot tell the two precisions apart (the strategy's tensors are
+  // fp32 in both).
+  CHECK(bf16.r.memory_phases.training.per_rank == fp32.r.memory_phases.training.per_rank);
+  // On one rank (the 2-rank window depends on how the threads' peaks overlap)
+  // the allocator's figure over the steps is deterministic: tracking sees
+  // within it and nearly all of it (the step's peak is zero3's reduce of the
+  // embeddings at the end of backward, where the strategy's tensors are
+  // almost all that is alive). A tracked figure that missed a peak (a sample
+  // point short) falls below 95 % of it. The allocator's figure is the same
+  // in bf16-mixed: autocast's bf16 weight casts are freed as backward passes
+  // them, before that last reduce, so on this model bf16 does not raise the
+  // step's peak (the figures are printed).
+  const auto fp32_one = run(ftb::Precision::fp32, 1), bf16_one = run(ftb::Precision::bf16_mixed, 1);
+  for (const auto* o : {&fp32_one, &bf16_one}) {
+    const auto& d = o->r.distributed;
+    const int64_t kept = d.param_bytes_per_rank + d.grad_bytes_per_rank + d.optimizer_state_bytes_per_rank;
+    const int64_t tracked_above_kept = o->r.memory_phases.training.per_rank.at(0) - kept;
+    MESSAGE(ftb::to_string(o->r.precision) << ", 1 rank: allocator over training's steps " << o->training
+                                           << " bytes above their start; tracked " << tracked_above_kept
+                                           << " above the kept state (" << kept << ")");
+    CHECK(tracked_above_kept <= o->training);
+    CHECK(tracked_above_kept >= 0.95 * static_cast<double>(o->training));
+  }
+}
+
+// What the CPU tracking costs inside a timed step (review 6, finding 7):
+// zero3 on 2 ranks, the quick preset's model and batch, steps with the
+// tracking on (the row's HeldMemory) and off (none), interleaved in blocks of
+// 5, 8 blocks each; the ratio of the medians of step time and, apart, the
+// time of held_bytes() itself times its calls per step. A measurement, not a
+// check (timing on shared cores): it runs where FTB_MEASURE_TRACKING=1 and
+// prints its figures, and skips elsewhere.
+TEST_CASE("zero3: the CPU tracking's cost per step, measured (FTB_MEASURE_TRACKING=1)") {
+  if (std::getenv("FTB_MEASURE_TRACKING") == nullptr)
+    FTB_SKIP_CASE("a timing measurement: set FTB_MEASURE_TRACKING=1 to run it");
+  auto c = ftb::preset_config("quick");
+  c.dropout = 0;
+  const auto w = ftb::build_workload(c);
+  std::vector<double> on_s, off_s;
+  double held_call_s = 0;
+  int64_t calls_per_step = 0;
+  run_ranks(2, [&](const ftb::DistEnv& e) {
+    auto comm = join(e, "test/tracking-cost", 120);
+    ftb::SequenceClassifier model = nullptr;
+    {
+      static std::mutex mu;
+      std::lock_guard<std::mutex> lock(mu);
+      torch::manual_seed(3);
+      model = w.make_model();
+    }
+    ftb::dist::DataParallelOptions o;
+    o.sharding = ftb::dist::Sharding::parameters;
+    auto sync = ftb::dist::make_gradient_sync(model, comm, o);
+    sync->broadcast_parameters(0);
+    auto g = at::make_generator<at::CPUGeneratorImpl>(11 + e.rank);
+    const auto ids = torch::randint(1, w.model_config.vocab_size, {c.batch_size, c.max_length}, g, torch::kLong);
+    const auto labels = torch::randint(0, 2, {c.batch_size}, g, torch::kLong);
+    ftb::dist::HeldMemory memory(torch::kCPU);
+    memory.enter(ftb::dist::MemoryPhase::training);
+    auto step = [&] {
+      const auto t0 = std::chrono::steady_clock::now();
+      sync->zero_grad();
+      torch::cross_entropy_loss(model->forward(ids, torch::ones_like(ids)), labels).backward();
+      sync->finish_gradient_sync();
+      sync->step();
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    for (int i = 0; i < 3; ++i) step();  // warm-up
+    for (int block = 0; block < 16; ++block) {
+      const bool on = block % 2 == 0;
+      sync->memory = on ? &memory : nullptr;
+      for (int i = 0; i < 5; ++i) {
+        const double t = step();
+        if (e.rank == 0) (on ? on_s : off_s).push_back(t);
+      }
+    }
+    sync->memory = nullptr;
+    if (e.rank == 0) {
+      const int n = 2000;
+      const auto t0 = std::chrono::steady_clock::now();
+      int64_t sink = 0;
+      for (int i = 0; i < n; ++i) sink += sync->held_bytes();
+      held_call_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n;
+      CHECK(sink > 0);
+      // held_bytes() calls a zero3 step makes: one per gather issued (every
+      // unit in forward, all but the last again in backward), one per
+      // unit's reduce and one more before each wait (all but the first two).
+      const auto units = static_cast<int64_t>(sync->bucket_count());
+      calls_per_step = units + (units - 1) + units + (units - 2);
+    }
+  });
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const double on = median(on_s), off = median(off_s);
+  MESSAGE("zero3, 2 ranks, quick preset: step median " << on * 1e3 << " ms tracked, " << off * 1e3
+                                                        << " ms untracked: ratio " << on / off << "; held_bytes() "
+                                                        << held_call_s * 1e6 << " us a call x " << calls_per_step
+                                                        << " a step = " << 100 * held_call_s * calls_per_step / off
+                                                        << " % of the untracked step");
+  CHECK(on > 0);
 }
 
 // On a GPU a phase's held bytes are the caching allocator's peak, reset when
@@ -654,6 +916,88 @@ TEST_CASE("held memory on a CPU: samples count for the current phase only") {
   // Views of one buffer count once; a freed (resized to 0) storage counts 0.
   auto buffer = torch::zeros({10});
   CHECK(ftb::dist::storage_bytes({buffer, buffer.narrow(0, 2, 3), torch::Tensor(), torch::zeros({5})}) == 60);
+}
+
+// Training resumes after evaluation with zero3's units freed before the
+// training phase's memory counts (review 6, finding 1). On the old code the
+// units evaluation kept whole stayed until the first training forward's unit
+// 0: on a GPU the peak reset at the change of phase then started training's
+// figure at evaluation's; here the bytes held right after the change still
+// had every unit whole (held > kept), and the CHECK fails.
+TEST_CASE("zero3: entering training frees every unit evaluation kept whole, before training's memory counts") {
+  std::array<int64_t, 2> in_evaluation{}, after_change{}, kept{};
+  run_ranks(2, [&](const ftb::DistEnv& e) {
+    auto comm = join(e, "test/end-evaluation");
+    auto model = make_model();
+    ftb::dist::DataParallelOptions o;
+    o.sharding = ftb::dist::Sharding::parameters;
+    o.lr = kLr;
+    auto sync = ftb::dist::make_gradient_sync(model, comm, o);
+    sync->broadcast_parameters(0);
+    ftb::RowPhases phases(*sync, *comm);
+    const ftb::LoopState state;
+    phases.on_epoch_steps(state, {});  // evaluation
+    {
+      torch::NoGradGuard no_grad;
+      const auto b = global_batch(0, kPerRank);
+      loss_of(model, b.ids, b.labels);  // evaluation's forward: every unit gathered and kept
+    }
+    const auto r = static_cast<std::size_t>(e.rank);
+    in_evaluation[r] = sync->held_bytes();
+    phases.on_epoch_start(state);  // training resumes
+    after_change[r] = sync->held_bytes();
+    kept[r] = sync->parameter_bytes() + sync->gradient_bytes() + sync->optimizer_state_bytes();
+    phases.finish();
+  });
+  for (std::size_t r = 0; r < 2; ++r) {
+    CAPTURE(r);
+    CHECK(in_evaluation[r] > kept[r]);  // the units were whole (else the test proves nothing)
+    CHECK(after_change[r] == kept[r]);  // the shards' state only
+  }
+}
+
+// The same on a GPU, end to end: from the second epoch on, training starts
+// after an evaluation that held every unit whole. With the units freed first,
+// training's allocator peak stays below evaluation's on a model of many small
+// blocks (the state 16 psi, a few units besides in training; evaluation 20
+// psi); on the old code the reset at epoch 2's start read the whole model
+// alive, so training's figure was at least evaluation's. Skips without CUDA.
+TEST_CASE("zero3 on a GPU: training holds less than evaluation from the second epoch on") {
+  if (!ftb::cuda_available()) FTB_SKIP_CASE("no CUDA device visible (the GPU check runs this)");
+  auto c = tiny_config();
+  c.device = "cuda";
+  c.dim = 64, c.hidden_dim = 256, c.n_layers = 8;  // psi in blocks, each a small unit
+  c.batch_size = 2, c.max_length = 16;              // activations small beside the state
+  c.epochs = 2;
+  c.dropout = 0;
+  c.dp_precision = ftb::Precision::fp32;
+  c.world_size = 1;
+  const auto w = ftb::build_workload(c);
+  ftb::ScenarioResult r;
+  run_ranks(1, [&](const ftb::DistEnv& e) { r = ftb::run_data_parallel(w, c, {}, ftb::dist::Sharding::parameters, e); });
+  REQUIRE(r.status == ftb::Status::ok);
+  REQUIRE(r.memory_phases.source == "cuda_max_allocated");
+  CHECK(r.memory_phases.training.peak_bytes() < r.memory_phases.evaluation.peak_bytes());
+}
+
+// The row's peak on a GPU is the allocator's over the whole row, across the
+// phases' resets, the time before the first phase included (review 6,
+// finding 5). On the old code the row's peak was the larger phase's, so the
+// 256 MiB alive before the loop was lost (the first enter() reset it).
+TEST_CASE("held memory on a GPU: the row's peak spans the phases' resets and the time before them") {
+  if (!ftb::cuda_available()) FTB_SKIP_CASE("no CUDA device visible (the GPU check runs this)");
+  using ftb::dist::MemoryPhase;
+  const torch::Device device("cuda:0");
+  const int64_t mib = int64_t{1} << 20;
+  ftb::reset_peak_memory(device);
+  ftb::dist::HeldMemory m(device);
+  { auto t = torch::empty({256 * mib / 4}, torch::TensorOptions().dtype(torch::kFloat).device(device)); }
+  m.enter(MemoryPhase::training);
+  { auto t = torch::empty({64 * mib / 4}, torch::TensorOptions().dtype(torch::kFloat).device(device)); }
+  m.enter(MemoryPhase::evaluation);
+  m.finish();
+  CHECK(m.peak(MemoryPhase::training) < 128 * mib);
+  CHECK(m.row_peak() >= 256 * mib);
 }
 
 // Training's collective bytes per step are the steps' own; evaluation's come

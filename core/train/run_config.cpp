@@ -105,7 +105,7 @@ const std::vector<Field>& fields() {
       FTB_NUM(bucket_mb, double, "gradient bucket cap, MiB (DDP's bucket_cap_mb)"),
       FTB_NUM(dist_timeout_s, double, "rendezvous/collective timeout, s"),
       FTB_SETTING(dp_precision, "ddp/sharded/zero2/zero2_offload: auto (16-mixed on CUDA, 32 on CPU) | 32 | bf16-mixed | 16-mixed"),
-      FTB_NUM(max_device_bytes, int64_t, "distributed rows: device bytes a rank may keep for parameters, gradients, optimizer state (and zero3's gathered units); 0 = no budget"),
+      FTB_NUM(max_device_bytes, int64_t, "distributed rows (fabric included): device bytes a rank may hold in its worst phase, modelled from the strategy's layout: parameters, gradients, optimizer state, plus a training step's staging copies and all-gather sends and zero3's gathered units (every unit whole in evaluation); activations not counted; refused before training; 0 = no budget"),
       FTB_CHOICE(fabric_strategy, "fabric: ddp | sharded | zero2 | zero2_offload | zero3 | zero3_offload (or deepspeed_stage_1/2/2_offload/3/3_offload, fsdp, FULL_SHARD, SHARD_GRAD_OP, NO_SHARD)"),
       FTB_SETTING(fabric_precision, "fabric: auto (16-mixed on CUDA, bf16-mixed on CPU) | 32 | bf16-mixed | 16-mixed"),
       FTB_NUM(epochs, int, "training epochs"),

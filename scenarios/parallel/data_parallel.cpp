@@ -185,9 +185,15 @@ void DataParallel::launch(std::size_t index) {
     return;
   }
   // zero2: at most two buckets in flight, so the staging copies stay small.
-  if (index >= 2) release(index - 2);
+  // Sampled before the release too: the bucket's full gradients with the two
+  // previous buckets' copies in flight (more than after it where bucket
+  // index - 2 is larger than this one's copy).
+  if (index >= 2) {
+    note_held();
+    release(index - 2);
+  }
   b.staging = torch::zeros({b.padded}, b.flat_params.options());
-  note_held();  // the bucket's full gradients and its copy, the previous bucket's in flight: backward's peak
+  note_held();  // the bucket's full gradients and its copy, the previous bucket's in flight
   for (std::size_t j = 0; j < b.params.size(); ++j) {
     auto& p = params_[b.params[j]];
     if (p.grad().defined()) {
@@ -278,10 +284,12 @@ DeviceBytes DataParallel::device_bytes_needed(MemoryPhase phase) const {
     const auto& b = *buckets_[i];
     // Bucket i's full gradients and the next bucket's (autograd may produce
     // those before bucket i is complete: the two embedding tables' arrive
-    // together), i's copy and the previous bucket's in flight.
+    // together), the previous bucket's copy in flight and either i's copy or,
+    // before bucket i - 2's release, that one's.
     const int64_t next = i + 1 < buckets_.size() ? buckets_[i + 1]->numel : 0;
+    const int64_t copy = std::max(b.padded, i >= 2 ? buckets_[i - 2]->padded : 0);
     if (options_.sharding == Sharding::gradients)
-      backward = std::max(backward, (b.numel + next + b.padded + (i > 0 ? buckets_[i - 1]->padded : 0)) * 4);
+      backward = std::max(backward, (b.numel + next + copy + (i > 0 ? buckets_[i - 1]->padded : 0)) * 4);
     if (options_.sharding != Sharding::none) sends += b.chunk * 4;
   }
   need.staging = std::max(backward, sends);

@@ -92,6 +92,10 @@ class GradientSync {
   // where every rank meets, before evaluation's sum. Nothing for ddp, sharded
   // and zero2, whose evaluation has no collective of its own.
   virtual void join_evaluation() {}
+  // Training resumes: whatever evaluation kept for its pass goes now, before
+  // the training phase's memory is counted (zero3 frees every unit it kept
+  // whole). Nothing for ddp, sharded and zero2. Local: no collective.
+  virtual void end_evaluation() {}
 
   virtual Sharding sharding() const = 0;
   virtual bool offloaded() const = 0;

@@ -91,6 +91,9 @@ void RowPhases::enter(dist::MemoryPhase p) {
   if (phase_ == p) return;
   close();
   phase_ = p;
+  // What evaluation kept (zero3's whole units) goes before training's bytes
+  // count: a CUDA peak reset with them alive would start training there.
+  if (p == dist::MemoryPhase::training) dp_.end_evaluation();
   memory_.enter(p);
   // Evaluation starts from the state the steps keep (ddp, sharded and zero2
   // have no hook in evaluation; zero3's gathers sample as they go).
@@ -176,9 +179,9 @@ void fill_distributed(ScenarioResult& r, const dist::GradientSync& dp, dist::Com
   r.parameter_count = dp.parameter_count();
   r.memory_phases = held_phases(phases, dp, comm);
   if (comm.device().is_cuda()) {
-    // The phases reset the allocator's peak: the row's is the largest phase's.
-    const auto& m = phases.memory();
-    r.peak_bytes = std::max({r.peak_bytes, m.peak(dist::MemoryPhase::training), m.peak(dist::MemoryPhase::evaluation)});
+    // The phases reset the allocator's peak: the row's is their whole-row
+    // maximum (the set-up before the loop included).
+    r.peak_bytes = std::max(r.peak_bytes, phases.memory().row_peak());
     for (auto& s : r.repeats) s.peak_bytes = r.peak_bytes;
   }
   if (comm.size() == 1 && (dp.sharding() != dist::Sharding::none || dp.offloaded()))

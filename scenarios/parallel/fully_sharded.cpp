@@ -187,6 +187,11 @@ void FullyShardedUnits::join_evaluation() {
   gather_all();
 }
 
+void FullyShardedUnits::end_evaluation() {
+  if (!sharded_) return;  // the set-up's whole model is sharded by ensure_sharded, not freed
+  for (std::size_t i = 0; i < units_.size(); ++i) free_params(i);
+}
+
 void FullyShardedUnits::before_unit(std::size_t unit) {
   ensure_sharded();
   if (!torch::GradMode::is_enabled()) {
@@ -200,8 +205,9 @@ void FullyShardedUnits::before_unit(std::size_t unit) {
   }
   // Training resumes after evaluation: the units it kept whole go now, not
   // one by one as the forward passes them (the whole model held meanwhile).
-  if (unit == 0)
-    for (std::size_t i = 0; i < units_.size(); ++i) free_params(i);
+  // The row did so already (end_evaluation); this is the backstop for a
+  // caller that did not (a test, Fabric).
+  if (unit == 0) end_evaluation();
   gather(unit);
   // Prefetch: the next unit's all-gather runs while this one computes.
   if (unit + 1 < units_.size()) issue_gather(unit + 1);
@@ -239,6 +245,10 @@ void FullyShardedUnits::reduce(std::size_t unit) {
   torch::NoGradGuard no_grad;
   auto& u = *units_[unit];
   note("reduce", unit);
+  // Sampled before the wait too: the unit's full gradients with the two
+  // units above's copies still in flight (more than after it where the
+  // oldest copy is larger than this unit's).
+  if (in_flight_.size() >= 2) note_held();
   while (in_flight_.size() >= 2) wait_reduce(in_flight_.front());  // at most two units' copies in flight
   u.staging = torch::zeros({u.padded}, shards_[unit].options());
   note_held();  // the unit whole, its full gradients and their copy, the previous copy in flight: backward's peak
@@ -327,13 +337,15 @@ DeviceBytes FullyShardedUnits::device_bytes_needed(MemoryPhase phase) const {
     return need;
   }
   // Backward's peak, at unit u's reduce: u and u - 1 (prefetched) whole,
-  // u's full gradients and their copy, and unit u + 1's copy still in
-  // flight; the worst u. (Forward holds u and u + 1 whole, no more.)
+  // u's full gradients, unit u + 1's copy still in flight, and either u's
+  // copy or, before the wait that makes room for it, unit u + 2's; the worst
+  // u. (Forward holds u and u + 1 whole, no more.)
   int64_t worst = -1;
   for (std::size_t i = 0; i < units_.size(); ++i) {
     const auto& u = *units_[i];
     const int64_t gathered = u.bytes() + (i > 0 ? units_[i - 1]->bytes() : 0);
-    const int64_t staging = u.numel * 4 + u.bytes() + (i + 1 < units_.size() ? units_[i + 1]->bytes() : 0);
+    const int64_t copy = std::max(u.bytes(), i + 2 < units_.size() ? units_[i + 2]->bytes() : 0);
+    const int64_t staging = u.numel * 4 + copy + (i + 1 < units_.size() ? units_[i + 1]->bytes() : 0);
     if (gathered + staging > worst) {
       worst = gathered + staging;
       need.gathered = gathered;

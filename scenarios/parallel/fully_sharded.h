@@ -20,7 +20,8 @@
 //             kept until training resumes (FSDP's summon_full_params), as
 //             ranks may run different numbers of evaluation batches; a rank
 //             with no batch at all joins those gathers in join_evaluation().
-//             The next training forward frees them all at its first unit.
+//             The row frees them all as training resumes (end_evaluation);
+//             the next training forward's first unit does too (a backstop).
 // One backward per zero_grad(): a unit is reduced once, when its ready count
 // reaches its size, so a second backward's gradients would never be reduced.
 // Gradient accumulation (accumulate=K) is not implemented: a second backward
@@ -62,6 +63,11 @@ class FullyShardedUnits : public GradientSync, public UnitHooks {
   // Every unit gathered (gather_all) where the others gathered at their
   // first evaluation batch; nothing where this rank did so already.
   void join_evaluation() override;
+  // Every unit evaluation kept whole freed (nothing before the set-up is
+  // sharded): the row calls it as training resumes, before the training
+  // phase's memory counts (on a GPU a peak reset with the whole model alive
+  // would start training's figure at evaluation's).
+  void end_evaluation() override;
 
   Sharding sharding() const override { return Sharding::parameters; }
   bool offloaded() const override { return static_cast<bool>(host_); }
@@ -86,8 +92,9 @@ class FullyShardedUnits : public GradientSync, public UnitHooks {
   // Each unit's bytes whole (padded to the world size), in forward order.
   std::vector<int64_t> unit_bytes() const;
   // Training, at its peak in backward (a unit's reduce): the unit and the
-  // one below it (prefetched) whole, the unit's full gradients, their copy
-  // and the unit above's copy in flight, for the worst unit. Evaluation:
+  // one below it (prefetched) whole, the unit's full gradients, the unit
+  // above's copy in flight and either their copy or (before the wait that
+  // makes room) the copy of the unit two above, for the worst unit. Evaluation:
   // every unit whole on top of the shards.
   DeviceBytes device_bytes_needed(MemoryPhase phase) const override;
   using GradientSync::device_bytes_needed;

@@ -29,9 +29,12 @@ int64_t storage_bytes(const std::vector<torch::Tensor>& tensors) {
 HeldMemory::HeldMemory(torch::Device device) : device_(device) {}
 
 void HeldMemory::close_cuda_phase() {
-  if (!phase_ || device_.is_cuda() == false) return;
+  if (!device_.is_cuda()) return;
+  const int64_t now = peak_memory_bytes(device_);  // since the last reset, in a phase or not
+  row_peak_ = std::max(row_peak_, now);
+  if (!phase_) return;
   auto& peak = peaks_[static_cast<std::size_t>(*phase_)];
-  peak = std::max(peak, peak_memory_bytes(device_));
+  peak = std::max(peak, now);
 }
 
 void HeldMemory::enter(MemoryPhase phase) {

@@ -52,6 +52,10 @@ class HeldMemory {
   // The strategy's tensors' bytes alive now (CPU); ignored outside a phase.
   void sample(int64_t bytes);
   int64_t peak(MemoryPhase p) const { return peaks_[static_cast<std::size_t>(p)]; }
+  // CUDA: the allocator's peak over the whole row, across the phases' resets
+  // (read before each reset, the time before the first phase included); 0 on
+  // a CPU.
+  int64_t row_peak() const { return row_peak_; }
   // "tracked_tensors" (CPU) or "cuda_max_allocated".
   std::string source() const;
 
@@ -60,6 +64,7 @@ class HeldMemory {
   torch::Device device_;
   std::optional<MemoryPhase> phase_;
   std::array<int64_t, 2> peaks_{0, 0};
+  int64_t row_peak_ = 0;
 };
 
 }  // namespace ftb::dist
