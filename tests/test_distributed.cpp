@@ -797,7 +797,8 @@ TEST_CASE("zero3's tracked bytes within a counting CPU allocator's peak; the all
 }
 
 // What the CPU tracking costs inside a timed step (review 6, finding 7):
-// zero3 on 2 ranks, the quick preset's model and batch, steps with the
+// zero3 on 2 ranks, the quick preset's model and batch and the tiny config's
+// (the shortest step: the worst case for a fixed cost), steps with the
 // tracking on (the row's HeldMemory) and off (none), interleaved in blocks of
 // 5, 8 blocks each; the ratio of the medians of step time and, apart, the
 // time of held_bytes() itself times its calls per step. A measurement, not a
@@ -806,14 +807,15 @@ TEST_CASE("zero3's tracked bytes within a counting CPU allocator's peak; the all
 TEST_CASE("zero3: the CPU tracking's cost per step, measured (FTB_MEASURE_TRACKING=1)") {
   if (std::getenv("FTB_MEASURE_TRACKING") == nullptr)
     FTB_SKIP_CASE("a timing measurement: set FTB_MEASURE_TRACKING=1 to run it");
-  auto c = ftb::preset_config("quick");
+  for (const std::string config : {"quick", "tiny"}) {
+  auto c = config == "quick" ? ftb::preset_config("quick") : tiny_config();
   c.dropout = 0;
   const auto w = ftb::build_workload(c);
   std::vector<double> on_s, off_s;
   double held_call_s = 0;
   int64_t calls_per_step = 0;
   run_ranks(2, [&](const ftb::DistEnv& e) {
-    auto comm = join(e, "test/tracking-cost", 120);
+    auto comm = join(e, "test/tracking-cost/" + config, 120);
     ftb::SequenceClassifier model = nullptr;
     {
       static std::mutex mu;
@@ -867,12 +869,13 @@ TEST_CASE("zero3: the CPU tracking's cost per step, measured (FTB_MEASURE_TRACKI
     return v[v.size() / 2];
   };
   const double on = median(on_s), off = median(off_s);
-  MESSAGE("zero3, 2 ranks, quick preset: step median " << on * 1e3 << " ms tracked, " << off * 1e3
+  MESSAGE("zero3, 2 ranks, " << config << " config: step median " << on * 1e3 << " ms tracked, " << off * 1e3
                                                         << " ms untracked: ratio " << on / off << "; held_bytes() "
                                                         << held_call_s * 1e6 << " us a call x " << calls_per_step
                                                         << " a step = " << 100 * held_call_s * calls_per_step / off
                                                         << " % of the untracked step");
   CHECK(on > 0);
+  }
 }
 
 // On a GPU a phase's held bytes are the caching allocator's peak, reset when
