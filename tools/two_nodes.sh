@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Runs `ftbench run` as two nodes of one rank each on this machine: two
 # network namespaces joined by a veth pair (192.168.77.1 <-> .2), each with its
-# own host name (node0, node1: a UTS namespace) resolvable in both, meeting
-# over the link as two machines would (MASTER_ADDR on the link,
-# GLOO_SOCKET_IFNAME naming the veth). Rank 0's report lands in OUT, with
+# own host name (node0, node1: a UTS namespace), meeting over the link as two
+# machines would (MASTER_ADDR on the link, GLOO_SOCKET_IFNAME naming the
+# veth). Each node's /etc/hosts is a Debian machine's: its own name at
+# 127.0.1.1 (what the installer writes), the peer's at its link address; so
+# a rank that ignores GLOO_SOCKET_IFNAME and resolves its own host name binds
+# to loopback and its peer cannot reach it, the trap of real clusters. Rank 0's report lands in OUT, with
 # nodes.md (per row: launcher, nodes, each rank's host) beside ftbench's
 # table.md, and each node's stdout/stderr in OUT/node<N>.{out,err}.
 #
@@ -11,8 +14,12 @@
 #
 # Default: a job script's plain environment (RANK, WORLD_SIZE, MASTER_ADDR,
 # MASTER_PORT) on each node. --torchrun: TORCHRUN --nnodes 2 --nproc-per-node
-# 1 on each node, c10d rendezvous at node 0's link address (which node holds
-# rank 0 is the rendezvous's choice).
+# 1 on each node, c10d rendezvous at node0:29400 (which node holds rank 0 is
+# the rendezvous's choice). By host name, as a job script names rank 0's
+# machine: torchrun's agent serves the rendezvous store where the endpoint is
+# its own host name; an IP address counts only if its own name resolves to
+# it, which Debian's 127.0.1.1 does not (with the link's address node0 waited
+# as a client of a store nobody served: tried).
 # Needs root, `ip netns` and `unshare --uts` (CI has them); exits 77 where the
 # machine cannot make the namespaces, the veth pair or the UTS namespace, 1
 # when a node fails. The namespaces, their /etc/netns files, the veth pair
@@ -69,8 +76,10 @@ for side in a b; do
     ip -n "${ns}${side}" link set "${ns}${side}0" up 2>&1 &&
     ip -n "${ns}${side}" link set lo up 2>&1)" || cannot "cannot set up the link in ${ns}${side}: $err"
   # ip netns exec bind-mounts /etc/netns/NS/hosts over /etc/hosts.
+  me=$((i - 1)); peer=$((2 - i))  # node numbers: namespace a is node0
   mkdir -p "/etc/netns/${ns}${side}" &&
-    printf '127.0.0.1 localhost\n%s.1 node0\n%s.2 node1\n' "$link" "$link" >"/etc/netns/${ns}${side}/hosts" ||
+    printf '127.0.0.1 localhost\n127.0.1.1 node%s\n%s.%s node%s\n' "$me" "$link" "$((peer + 1))" "$peer" \
+      >"/etc/netns/${ns}${side}/hosts" ||
     cannot "cannot write /etc/netns/${ns}${side}/hosts (read-only /etc?)"
   i=$((i + 1))
 done
@@ -83,7 +92,7 @@ for n in 1 0; do
   side=$([ "$n" = 0 ] && echo a || echo b)
   if [ -n "$torchrun" ]; then
     launch=(env GLOO_SOCKET_IFNAME="${ns}${side}0" "$torchrun" --nnodes 2 --nproc-per-node 1 --rdzv-backend c10d
-            --rdzv-endpoint "$link.1:29400" --rdzv-id "$ns" --local-addr "$link.$((n + 1))" --max-restarts 0 --no-python)
+            --rdzv-endpoint node0:29400 --rdzv-id "$ns" --local-addr "$link.$((n + 1))" --max-restarts 0 --no-python)
   else
     launch=(env RANK=$n WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 MASTER_ADDR=$link.1 MASTER_PORT=29500
             GLOO_SOCKET_IFNAME="${ns}${side}0")

@@ -13,7 +13,10 @@
 # results/multinode-2026-12-02), which removes them whatever happens.
 #
 # How it fails: a row not ok (the ranks never met over the link: MASTER_ADDR
-# or GLOO_SOCKET_IFNAME not honoured, a rank bound to loopback), an accuracy
+# or GLOO_SOCKET_IFNAME not honoured, a rank bound to loopback: each node's
+# own name is at Debian's 127.0.1.1, so Gloo's default device would bind
+# there; tried by hand without GLOO_SOCKET_IFNAME: rank 0's connectFullMesh
+# was refused at 127.0.1.1 and the run failed in 4 s), an accuracy
 # or loss that differs from the one-node run (a rank trained other data or
 # reduced wrong across the link), or a report that calls the environment
 # "torchrun" (the defect of issue 28), records one node, or the wrong hosts.
