@@ -523,18 +523,11 @@ RegressSummary judge_vs_history(const HistoryStore& store, const std::vector<Rep
         }
         judge_series(rows, refs, first, o.rule, noise, reruns);
       },
-      [&](const RunRepeats& run, const std::string& scenario) -> std::optional<OpProfile> {
-        const json report = store.report_json(run.run.id);
-        const auto results = report.find("results");
-        if (results == report.end() || !results->is_array()) return std::nullopt;
-        for (size_t k = 0; k < results->size(); ++k) {
-          const json& r = (*results)[k];
-          if (!r.is_object() || r.value("scenario", "") != scenario || !r.contains("profile")) continue;
-          const OpProfile p = op_profile_from_json(r.at("profile"), run.run.source + ": results[" +
-                                                                       std::to_string(k) + "].profile");
-          if (has_profile(p)) return p;
-        }
-        return std::nullopt;
+      [&](const RunRepeats& run, const std::string& scenario) {
+        // The stored report, read as trend.cpp reads it (the one reader, upgrades included).
+        return profile_in(report_from_json(store.report_json(run.run.id),
+                                           run.run.source + " (history run " + std::to_string(run.run.id) + ")"),
+                          scenario);
       });
   return s;
 }
