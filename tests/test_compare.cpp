@@ -7,6 +7,7 @@
 // skipped rows, and the JSON and chart outputs.
 #include "reports/analysis/compare.h"
 #include "reports/views/compare_chart.h"
+#include "tests/profile_fixtures.h"
 
 #include <doctest/doctest.h>
 
@@ -356,21 +357,10 @@ TEST_CASE("compare: the data is identified by its content hash where both runs r
 // compare.json. Fails when compare ignores the profiles or sorts the lines
 // by anything but the size of their change.
 TEST_CASE("compare: with profiles on both sides, the slowed operator is named first") {
-  auto step = [](int64_t addmm_ms) {
-    auto e = [](const std::string& n, int64_t a, int64_t b, bool range = false) {
-      return ftb::ProfileEvent{n, 1, a * 1000000, b * 1000000, false, range};
-    };
-    return ftb::summarize_profile({e(ftb::profiler_step_name(3), 0, 100 + addmm_ms, true),
-                                   e("forward", 1, 61 + addmm_ms, true), e("aten::linear", 2, 52 + addmm_ms),
-                                   e("aten::addmm", 5, 45 + addmm_ms), e("aten::gelu", 53 + addmm_ms, 60 + addmm_ms),
-                                   e("optimizer", 70 + addmm_ms, 95 + addmm_ms, true),
-                                   e("aten::mul", 71 + addmm_ms, 91 + addmm_ms)},
-                                  false);
-  };
   auto a = row("baseline", 100, 3);
   auto b = row("baseline", 77, 3);
-  a.profile = step(0);
-  b.profile = step(30);
+  a.profile = ftb::testing::addmm_profile(0);
+  b.profile = ftb::testing::addmm_profile(30);
   const auto p = ftb::compare_reports(one(report({a}), "a"), one(report({b}), "b"));
   const auto& s = scenario(p, "baseline");
   REQUIRE(s.profile);

@@ -2,12 +2,12 @@
 // input naming the file and what differs. The rule is proved by simulation
 // through the history store, as a nightly job would use it.
 #include "core/base/files.h"
-#include "core/measure/op_profile.h"
 #include "reports/analysis/history.h"
 #include "reports/analysis/noise.h"
 #include "reports/analysis/regress.h"
 #include "reports/analysis/trend.h"
 #include "tests/history_fixtures.h"
+#include "tests/profile_fixtures.h"
 
 #include <doctest/doctest.h>
 
@@ -318,21 +318,10 @@ TEST_CASE("what changed: a changed CPU is the first suspect regress and history 
 // Fails on a regress that ignores the profiles (no operator suspect) or
 // names an operator that did not grow (aten::gelu, aten::mul are unchanged).
 TEST_CASE("what changed: with profiles on both sides, regress names the operator that grew") {
-  auto step = [](int64_t addmm_ms) {
-    auto e = [](const std::string& n, int64_t a, int64_t b, bool range = false) {
-      return ProfileEvent{n, 1, a * 1000000, b * 1000000, false, range};
-    };
-    return to_json(summarize_profile({e(profiler_step_name(3), 0, 100 + addmm_ms, true),
-                                      e("forward", 1, 61 + addmm_ms, true), e("aten::linear", 2, 52 + addmm_ms),
-                                      e("aten::addmm", 5, 45 + addmm_ms), e("aten::gelu", 53 + addmm_ms, 60 + addmm_ms),
-                                      e("optimizer", 70 + addmm_ms, 95 + addmm_ms, true),
-                                      e("aten::mul", 71 + addmm_ms, 91 + addmm_ms)},
-                                     false));
-  };
   json b1 = fake_report_json(run_at(0, {100, 101, 99})), b2 = fake_report_json(run_at(1, {100, 99, 101}));
   json now = fake_report_json(run_at(2, {70, 71, 69}));
-  b2["results"][0]["profile"] = step(0);
-  now["results"][0]["profile"] = step(30);
+  b2["results"][0]["profile"] = to_json(addmm_profile(0));
+  now["results"][0]["profile"] = to_json(addmm_profile(30));
   RegressOptions o;
   const RegressSummary s = regress_vs_baseline({{b1, "b1.json"}, {b2, "b2.json"}}, {{now, "now.json"}}, o);
   const auto& t = row(s, "baseline", Metric::train_samples_per_s);
