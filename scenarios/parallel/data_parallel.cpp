@@ -35,6 +35,12 @@ void refuse_second_backward(Sharding sharding, bool offload) {
                          " (accumulate=K is not implemented); one backward per optimizer step");
 }
 
+void GradientSync::set_sync(bool on) {
+  if (on) return;
+  throw std::logic_error(to_string(strategy_of(sharding(), offloaded())) +
+                         " does not implement gradient accumulation (accumulate=K): sync cannot be turned off");
+}
+
 DeviceBytes GradientSync::kept_bytes() const {
   DeviceBytes b;
   b.parameters = parameter_bytes();

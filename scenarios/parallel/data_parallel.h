@@ -96,6 +96,18 @@ class GradientSync {
   // the training phase's memory is counted (zero3 frees every unit it kept
   // whole). Nothing for ddp, sharded and zero2. Local: no collective.
   virtual void end_evaluation() {}
+  // Gradient accumulation (accumulate=K; DDP's no_sync, Lightning's
+  // no_backward_sync, DeepSpeed's gradient_accumulation_steps). With sync
+  // off, a backward's gradients stay on this rank, added to what the
+  // backwards since zero_grad() left there (no collective); the next
+  // backward with sync on (the K-th micro-batch's) reduces the sum once, and
+  // finish_gradient_sync() then holds the average over ranks of every
+  // micro-batch's gradients. Sync is on after construction; zero_grad() does
+  // not change it. A second backward with sync on is still refused
+  // (refuse_second_backward). Strategies that have not implemented it throw
+  // std::logic_error naming accumulate when sync is turned off.
+  virtual void set_sync(bool on);
+  virtual bool sync() const { return true; }
 
   virtual Sharding sharding() const = 0;
   virtual bool offloaded() const = 0;
