@@ -1,6 +1,6 @@
 // ftbench regress --history DB | --baseline R --current R [R ...]: did
 // tonight's report regress? Markdown on stdout, with what changed beside a
-// regression; exit 1 on a gating regression (reports/analysis/regress.h has
+// regression (--json FILE: the same as JSON, regress_to_json); exit 1 on a gating regression (reports/analysis/regress.h has
 // the rules). Several --current reports are tonight's runs judged together
 // (a confirmation rerun after a first alarm: docs/nightly.md).
 #include <iostream>
@@ -9,13 +9,14 @@
 #include "core/base/errors.h"
 #include "core/base/files.h"
 #include "core/base/json_fields.h"
+#include "core/base/json_text.h"
 #include "reports/analysis/regress.h"
 
 namespace ftb {
 namespace {
 
 struct RegressArgs {
-  std::string history, noise, fail_on = "throughput", machine, out;
+  std::string history, noise, fail_on = "throughput", machine, out, json;
   std::vector<std::string> baseline, current;
   int window = 20, min_runs = 3;
   double family_alpha = 0.005, min_effect = 0.03;
@@ -55,6 +56,7 @@ int regress(const RegressArgs& a) {
   const std::string md = regress_markdown(s);
   std::cout << md;
   if (!a.out.empty()) write_file_atomic(a.out, md);
+  if (!a.json.empty()) write_file_atomic(a.json, json_file_text(regress_to_json(s)));
   return s.regressed() ? 1 : 0;
 }
 
@@ -79,6 +81,8 @@ Command add_regress_command(CLI::App& app) {
                                        "degrees of freedom)");
   sub->add_option("--machine", a->machine, "machine key (as given to `history add --machine`)");
   sub->add_option("--out", a->out, "also write the Markdown summary to this file");
+  sub->add_option("--json", a->json, "also write the summary as JSON to this file (schema ftbench.regress/1: each "
+                                     "row's verdict, change with its interval, p, and what changed)");
   return {sub, [a] { return regress(*a); }};
 }
 

@@ -3,11 +3,15 @@
 #include "core/base/files.h"
 #include "reports/analysis/history.h"
 #include "reports/analysis/regress.h"
+#include "reports/analysis/trend.h"
 #include "tests/history_fixtures.h"
+#include "tests/profile_fixtures.h"
 
 #include <doctest/doctest.h>
 
 #include <sqlite3.h>
+
+#include <optional>
 #include <thread>
 
 using nlohmann::json;
@@ -167,4 +171,39 @@ TEST_CASE("history schema 2: each run's environment and data hash stored, a vers
             .empty());
   CHECK(store.window(key, "baseline", 1, std::vector<std::string>{series[1].run.report_hash}).at(0).run.id ==
         series[0].run.id);
+}
+
+// Issue 29: history show lists, at a slowdown's change point, the operators
+// that grew, where runs on both sides carry a profile of the row (the one
+// implementation regress uses, suspects.h's add_operator_suspects): the
+// newest profiled run of the level before (n5) against the oldest of the
+// level after (n8), aten::addmm 30 ms a profiled step slower. Fails on a
+// history show that lists environment facts only (no operator at the change
+// point), or that named an operator that did not grow.
+TEST_CASE("history show: the operators that grew at a change point, from profiles on both sides") {
+  TempDir dir("ftb_history");
+  HistoryStore store(dir.path() + "/h.db", HistoryStore::Open::create);
+  std::mt19937_64 rng(5);
+  auto add_night = [&](int k, double slowdown, std::optional<int64_t> addmm_ms) {
+    json j = fake_report_json(run_at(k, night(rng, slowdown, 5, 0.01)));
+    if (addmm_ms) j["results"][0]["profile"] = to_json(addmm_profile(*addmm_ms));
+    store.add(j, "n" + std::to_string(k) + ".json");
+  };
+  for (int k = 0; k < 6; ++k) add_night(k, 0, k == 3 || k == 5 ? std::optional<int64_t>(0) : std::nullopt);
+  for (int k = 6; k < 12; ++k) add_night(k, 0.3, k == 8 || k == 10 ? std::optional<int64_t>(30) : std::nullopt);
+  const auto trend = trends(store, {"baseline"}, Metric::train_samples_per_s, TrendOptions{});
+  const TrendPoint* step = nullptr;
+  for (const auto& p : trend.at(0).points)
+    if (p.change_point) step = &p;
+  REQUIRE(step != nullptr);
+  CHECK(step->run.git_commit == "c6");
+  std::vector<const Suspect*> ops;
+  for (const auto& x : step->what_changed.suspects)
+    if (x.kind == SuspectKind::operator_time) ops.push_back(&x);
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0]->text() == "operator aten::addmm (matmul): 40.0 -> 70.0 ms a profiled step (+30.0 ms, 100 % of the step's change)");
+  CHECK(step->what_changed.profiles.find("profiles of n5.json and n8.json") == 0);
+  const std::string md = trend_markdown("baseline", Metric::train_samples_per_s, trend.at(0).points);
+  CHECK(md.find("\n  - operators that grew, profiles of n5.json and n8.json") != std::string::npos);
+  CHECK(md.find("\n    - operator aten::addmm (matmul): 40.0 -> 70.0 ms") != std::string::npos);
 }

@@ -341,3 +341,58 @@ TEST_CASE("what changed: with profiles on both sides, regress names the operator
   for (const auto& x : row(u, "baseline", Metric::train_samples_per_s).what_changed.suspects)
     CHECK(x.kind == SuspectKind::environment);
 }
+
+// `regress --json FILE` (regress_to_json): the rows, verdicts, change with
+// its interval, p and what changed, machine-readable. Fails on a regress
+// without the JSON form, if a row lost its verdict, p or interval (or the
+// interval did not hold the change), or if the suspects were missing or
+// not split into environment facts and operators.
+TEST_CASE("regress JSON: verdict, interval, p and the suspects of each row") {
+  // Four baseline runs a little apart: the run-to-run noise has 3 df.
+  std::vector<NamedReport> base;
+  const double levels[] = {100, 102, 99, 101};
+  for (int k = 0; k < 4; ++k)
+    base.push_back({fake_report_json(run_at(k, {levels[k] - 1, levels[k], levels[k] + 1})), "b" + std::to_string(k + 1) + ".json"});
+  json now = night_on(4, 25, {70, 71, 69});
+  base[3].json["results"][0]["profile"] = to_json(addmm_profile(0));
+  now["results"][0]["profile"] = to_json(addmm_profile(30));
+  const RegressSummary s = regress_vs_baseline(base, {{now, "now.json"}}, RegressOptions{});
+  const json j = regress_to_json(s);
+  CHECK(j.at("schema") == "ftbench.regress/1");
+  CHECK(j.at("regressed") == true);
+  CHECK(j.at("from_history") == false);
+  const json* t = nullptr;
+  for (const auto& r : j.at("rows"))
+    if (r.at("scenario") == "baseline" && r.at("metric") == "train_samples_per_s") t = &r;
+  REQUIRE(t != nullptr);
+  CHECK(t->at("verdict") == "regressed");
+  CHECK(t->at("gating") == true);
+  CHECK(t->at("change").get<double>() == doctest::Approx(-0.3).epsilon(0.02));
+  CHECK(t->at("p_one_sided_worse").get<double>() < 0.005);
+  const json& ci = t->at("interval");
+  REQUIRE(ci.is_object());
+  CHECK(ci.at("low").get<double>() < t->at("change").get<double>());
+  CHECK(ci.at("high").get<double>() > t->at("change").get<double>());
+  CHECK(ci.at("high").get<double>() < 0);  // a regression this clear excludes no change
+  CHECK(ci.at("coverage") == 0.95);
+  const json& w = t->at("what_changed");
+  REQUIRE(w.at("operators").size() == 1);
+  CHECK(w.at("operators")[0].at("name") == "aten::addmm");
+  CHECK(w.at("operators")[0].at("category") == "matmul");
+  CHECK(w.at("operators")[0].at("change_s").get<double>() == doctest::Approx(0.030));
+  CHECK(w.at("operators")[0].at("share_of_change").get<double>() == doctest::Approx(1.0));
+  CHECK(w.at("profiles").get<std::string>().find("profiles of b4.json and now.json") == 0);
+  // The baseline reports recorded no CPU family, tonight's did: not recorded, not a suspect.
+  bool commit = false;
+  for (const auto& e : w.at("environment")) commit = commit || e.at("key") == "git_commit";
+  CHECK(commit);
+  CHECK_FALSE(w.at("not_recorded").empty());
+  // A row with no test has a null interval and p, never a made-up one.
+  const RegressSummary one = regress_vs_baseline({base[0]}, {{now, "now.json"}}, RegressOptions{});
+  for (const auto& r : regress_to_json(one).at("rows"))
+    if (r.at("metric") == "train_samples_per_s") {
+      CHECK(r.at("verdict") == "insufficient");
+      CHECK(r.at("interval").is_null());
+      CHECK(r.at("p_one_sided_worse").is_null());
+    }
+}

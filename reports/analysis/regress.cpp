@@ -12,6 +12,7 @@
 #include "core/base/text_format.h"
 #include "reports/analysis/intervals.h"
 #include "reports/analysis/profile.h"
+#include "reports/analysis/two_level.h"
 #include "core/base/json_text.h"
 
 namespace ftb {
@@ -178,6 +179,7 @@ void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vect
     v.change = n.change;
     v.p = n.p_worse;
     v.df = n.df;
+    v.se = n.se;
     for (const auto& c : n.steps) {
       if (c.index <= 0 || c.index > static_cast<int>(runs.size())) continue;
       const std::string to = c.index < static_cast<int>(runs.size()) ? run_words(runs[c.index].run) : "tonight";
@@ -278,21 +280,12 @@ struct TonightRuns {
 // A reference run's operator profile of `scenario` (nullopt: none).
 using ProfileOf = std::function<std::optional<OpProfile>(const RunRepeats&, const std::string& scenario)>;
 
-// The profile of `scenario` in a report as read (nullopt: none or empty).
-std::optional<OpProfile> profile_in(const Report& report, const std::string& scenario) {
-  const ScenarioResult* r = find_result(report, scenario);
-  if (r && has_profile(r->profile)) return r->profile;
-  return std::nullopt;
-}
-
-// Operator suspects of a slower row: the newest reference run with a
-// profile of it against tonight's last run with one; the operators whose
-// time a profiled step grew, largest change first (at most three). A
-// profile is an untimed pass of a few steps: it names where a slowdown the
-// repeats measured went, it does not measure one.
-void add_operator_suspects(WhatChanged& w, const std::string& scenario, const std::vector<RunRepeats>& ref,
-                           const std::vector<size_t>& reference_index, const std::vector<Report>& current,
-                           const std::vector<std::string>& where, const ProfileOf& profile_of) {
+// Operator suspects of a slower row (suspects.h, add_operator_suspects): the
+// newest reference run with a profile of it against tonight's last run with
+// one.
+void add_row_operator_suspects(WhatChanged& w, const std::string& scenario, const std::vector<RunRepeats>& ref,
+                               const std::vector<size_t>& reference_index, const std::vector<Report>& current,
+                               const std::vector<std::string>& where, const ProfileOf& profile_of) {
   std::optional<OpProfile> before, after;
   std::string before_from, after_from;
   for (auto k = reference_index.rbegin(); k != reference_index.rend() && !before; ++k) {
@@ -304,27 +297,7 @@ void add_operator_suspects(WhatChanged& w, const std::string& scenario, const st
     after = profile_in(current[k], scenario);
     after_from = k < where.size() ? where[k] : std::string();
   }
-  if (!before || !after) return;
-  const ProfileDiff d = profile_diff(*before, *after);
-  if (!(d.change_s > 0)) return;
-  w.profiles = "profiles of " + before_from + " and " + after_from + ", " +
-               format_double("%.1f", 1e3 * d.a_step_s) + " -> " + format_double("%.1f", 1e3 * d.b_step_s) + " ms a " +
-               (d.device ? "profiled step, device time" : "profiled step, host self time");
-  int added = 0;
-  for (const auto& line : d.operators) {
-    if (added == 3) break;
-    if (!(line.change_s > 0)) continue;
-    Suspect s;
-    s.kind = SuspectKind::operator_time;
-    s.key = line.name;
-    s.group = to_string(op_category(line.name, "", d.device));
-    s.before = {format_double("%.1f", 1e3 * line.a_step_s)};
-    s.after = {format_double("%.1f", 1e3 * line.b_step_s)};
-    s.change_s = line.change_s;
-    s.share = line.share;
-    w.suspects.push_back(std::move(s));
-    ++added;
-  }
+  if (before && after) ftb::add_operator_suspects(w, *before, before_from, *after, after_from);
 }
 
 using ThroughputJudge = std::function<void(std::vector<MetricVerdict*>&, const std::vector<std::vector<RunRepeats>>&,
@@ -405,7 +378,7 @@ void judge_scenarios(RegressSummary& s, const std::vector<Report>& current, cons
       if (k < row_refs[i].size()) before.push_back(row_refs[i][k].run.facts);
     v.what_changed = what_changed(before, tonight_facts);
     if (v.metric == o.throughput)
-      add_operator_suspects(v.what_changed, v.scenario, row_refs[i], v.reference_index, current, where, profile_of);
+      add_row_operator_suspects(v.what_changed, v.scenario, row_refs[i], v.reference_index, current, where, profile_of);
   }
 }
 
@@ -523,12 +496,7 @@ RegressSummary judge_vs_history(const HistoryStore& store, const std::vector<Rep
         }
         judge_series(rows, refs, first, o.rule, noise, reruns);
       },
-      [&](const RunRepeats& run, const std::string& scenario) {
-        // The stored report, read as trend.cpp reads it (the one reader, upgrades included).
-        return profile_in(report_from_json(store.report_json(run.run.id),
-                                           run.run.source + " (history run " + std::to_string(run.run.id) + ")"),
-                          scenario);
-      });
+      [&](const RunRepeats& run, const std::string& scenario) { return stored_profile(store, run.run, scenario); });
   return s;
 }
 
@@ -611,6 +579,7 @@ RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, co
           v.change = std::expm1(d.diff);
           v.p = p_worse.back();
           v.df = d.df;
+          if (d.basis != stats::NoiseBasis::none) v.se = d.se;
           v.reference_index.clear();
           for (size_t k = 0; k < levels.size(); ++k) v.reference_index.push_back(k);
           if (!std::isfinite(d.diff))
@@ -735,6 +704,65 @@ std::string regress_markdown(const RegressSummary& s) {
     for (const auto& n : notes) out += "- " + n + "\n";
   }
   return out;
+}
+
+std::optional<OpProfile> stored_profile(const HistoryStore& store, const HistoryRun& run, const std::string& scenario) {
+  // The stored report, read as trend.cpp reads it (the one reader, upgrades included).
+  return profile_in(report_from_json(store.report_json(run.id), run.source + " (history run " + std::to_string(run.id) + ")"),
+                    scenario);
+}
+
+namespace {
+
+json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+// The change's 95 % interval: t on the log levels at the test's df (before
+// Holm), as current / reference - 1; null where no test ran.
+json change_interval(const MetricVerdict& v) {
+  if (!std::isfinite(v.change) || !std::isfinite(v.se) || !(v.se >= 0) || !(v.df > 0)) return nullptr;
+  const double t = stats::t_quantile(0.975, v.df), center = std::log1p(v.change);
+  return {{"low", std::expm1(center - t * v.se)},
+          {"high", std::expm1(center + t * v.se)},
+          {"coverage", 0.95},
+          {"method", "t on the log levels, df " + (std::isfinite(v.df) ? format_double("%.1f", v.df) : std::string("inf")) +
+                         ", not adjusted for Holm"}};
+}
+
+}  // namespace
+
+json regress_to_json(const RegressSummary& s) {
+  json rows = json::array();
+  for (const auto& r : s.rows) {
+    json row = {{"scenario", r.scenario},
+                {"metric", to_string(r.metric)},
+                {"unit", metric_unit(r.metric)},
+                {"gating", r.gating},
+                {"verdict", to_string(r.outcome)},
+                {"reference_level", number_or_null(r.reference_median)},
+                {"reference_runs", r.reference_runs},
+                {"level_runs", r.level_runs},
+                {"reference_repeats", r.reference_n},
+                {"current_median", number_or_null(r.current_median)},
+                {"current_runs", r.current_runs},
+                {"current_repeats", r.current_n},
+                {"change", number_or_null(r.change)},
+                {"interval", change_interval(r)},
+                {"p_one_sided_worse", number_or_null(r.p)},
+                {"df", std::isinf(r.df) ? json("inf") : number_or_null(r.df)},  // inf: the normal (known noise)
+                {"note", r.note},
+                {"history_steps", r.steps},
+                {"left_out", r.left_out}};
+    if (r.outcome == Outcome::regressed) row["what_changed"] = what_changed_json(r.what_changed);
+    rows.push_back(std::move(row));
+  }
+  return {{"schema", "ftbench.regress/1"},
+          {"current", s.current},
+          {"reference", s.reference},
+          {"from_history", s.from_history},
+          {"rule", s.rule},
+          {"regressed", s.regressed()},
+          {"rows", std::move(rows)},
+          {"notes", s.notes}};
 }
 
 }  // namespace ftb

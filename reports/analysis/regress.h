@@ -35,6 +35,7 @@
 #include <nlohmann/json.hpp>
 
 #include <limits>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -74,6 +75,7 @@ struct MetricVerdict {
   double change = std::numeric_limits<double>::quiet_NaN();  // current / reference - 1
   double p = std::numeric_limits<double>::quiet_NaN();  // one-sided t towards worse, before Holm
   double df = 0;
+  double se = std::numeric_limits<double>::quiet_NaN();  // of log(current / reference), where a t-test ran
   int level_runs = 0;  // runs behind the reference level (nights since the last change point)
   std::string note;    // why insufficient, which rule decided
   std::vector<std::string> steps;  // level changes the history shows: "-15.2 % from c3 (time) to c4 (time)"
@@ -160,7 +162,18 @@ RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, co
 RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, const std::vector<NamedReport>& tonight,
                                    const RegressOptions& options);
 
+// The profile of `scenario` in a history run's stored report (its
+// report.json read by report_from_json, upgrades included; nullopt: none).
+std::optional<OpProfile> stored_profile(const HistoryStore& store, const HistoryRun& run, const std::string& scenario);
+
 std::string regress_markdown(const RegressSummary& s);
+// The machine-readable summary (`regress --json FILE`), schema
+// "ftbench.regress/1" as compare.json's "ftbench.compare/N": per row the
+// verdict, the levels, the change with its 95 % interval (t on the log
+// levels at the test's df, not adjusted for Holm; null where no test ran),
+// p and what changed (suspects.h's what_changed_json); the rule, the notes
+// and whether a gating row regressed (the exit code).
+nlohmann::json regress_to_json(const RegressSummary& s);
 
 // Keys (dotted paths) whose values differ between two configs as
 // config_hash sees them: "lr: 0.001 -> 0.002".

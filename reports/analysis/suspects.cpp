@@ -9,6 +9,7 @@
 #include "core/base/errors.h"
 #include "core/base/text_format.h"
 #include "core/base/json_text.h"
+#include "reports/analysis/profile.h"
 
 namespace ftb {
 
@@ -274,6 +275,58 @@ std::vector<std::string> what_changed_lines(const WhatChanged& w) {
       out.push_back("  - " + s.text());
     }
   return out;
+}
+
+void add_operator_suspects(WhatChanged& w, const OpProfile& before, const std::string& before_from,
+                           const OpProfile& after, const std::string& after_from) {
+  const ProfileDiff d = profile_diff(before, after);
+  if (!(d.change_s > 0)) return;
+  w.profiles = "profiles of " + before_from + " and " + after_from + ", " + format_double("%.1f", 1e3 * d.a_step_s) +
+               " -> " + format_double("%.1f", 1e3 * d.b_step_s) + " ms a " +
+               (d.device ? "profiled step, device time" : "profiled step, host self time");
+  int added = 0;
+  for (const auto& line : d.operators) {
+    if (added == 3) break;
+    if (!(line.change_s > 0)) continue;
+    Suspect s;
+    s.kind = SuspectKind::operator_time;
+    s.key = line.name;
+    s.group = to_string(op_category(line.name, "", d.device));
+    s.before = {format_double("%.1f", 1e3 * line.a_step_s)};
+    s.after = {format_double("%.1f", 1e3 * line.b_step_s)};
+    s.before_s = line.a_step_s;
+    s.after_s = line.b_step_s;
+    s.change_s = line.change_s;
+    s.share = line.share;
+    w.suspects.push_back(std::move(s));
+    ++added;
+  }
+}
+
+std::optional<OpProfile> profile_in(const Report& report, const std::string& scenario) {
+  const ScenarioResult* r = find_result(report, scenario);
+  if (r && has_profile(r->profile)) return r->profile;
+  return std::nullopt;
+}
+
+json what_changed_json(const WhatChanged& w) {
+  json environment = json::array(), operators = json::array();
+  for (const auto& s : w.suspects) {
+    if (s.kind == SuspectKind::environment)
+      environment.push_back({{"key", s.key}, {"group", s.group}, {"before", s.before}, {"after", s.after}});
+    else
+      operators.push_back({{"name", s.key},
+                           {"category", s.group},
+                           {"before_step_s", s.before_s},
+                           {"after_step_s", s.after_s},
+                           {"change_s", s.change_s},
+                           {"share_of_change", s.share}});
+  }
+  return {{"environment", std::move(environment)},
+          {"not_recorded", w.not_recorded},
+          {"compared", w.compared},
+          {"operators", std::move(operators)},
+          {"profiles", w.profiles}};
 }
 
 }  // namespace ftb

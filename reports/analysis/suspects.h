@@ -39,7 +39,9 @@
 #include <string>
 #include <vector>
 
+#include "core/measure/op_profile.h"
 #include "reports/record/environment.h"
+#include "reports/record/report.h"
 
 namespace ftb {
 
@@ -72,6 +74,7 @@ struct Suspect {
   std::string key, group;  // operator: its name and category
   std::vector<std::string> before, after;  // distinct values, first seen first (operator: its ms a profiled step)
   double change_s = 0, share = 0;          // operator: its change a profiled step, and its share of the step's
+  double before_s = 0, after_s = 0;        // operator: its time a profiled step on each side
   std::string text() const;  // "cpu.family (processor): 23 -> 25"; "operator aten::addmm (matmul): 12.0 -> 42.0 ms
                              // a profiled step (+30.0 ms, 100 % of the step's change)"
 };
@@ -85,9 +88,27 @@ struct WhatChanged {
 };
 WhatChanged what_changed(const std::vector<RunFacts>& before, const std::vector<RunFacts>& after);
 
+// The operator suspects of a slower row, from one profile on each side
+// (`run --profile`; `from` names the runs they come from): the operators
+// whose time a profiled step grew, largest change first (at most three),
+// appended to w.suspects, and w.profiles saying which profiles and steps.
+// Nothing when the profiled step did not grow. `regress` (beside a
+// regression) and `history show` (at a change point) both use this one.
+// A profile is an untimed pass of a few steps: it names where a slowdown
+// the repeats measured went, it does not measure one.
+void add_operator_suspects(WhatChanged& w, const OpProfile& before, const std::string& before_from,
+                           const OpProfile& after, const std::string& after_from);
+// The profile of `scenario` in a report as read (nullopt: none, or one
+// without steps).
+std::optional<OpProfile> profile_in(const Report& report, const std::string& scenario);
+
 // Markdown lines (each "- ..."): the environment suspects, or "- no recorded
 // fact differs (N compared)", then one line naming the facts not recorded on
 // every side, then the operator suspects with the profiles they come from.
 std::vector<std::string> what_changed_lines(const WhatChanged& w);
+// The same as JSON (regress.json): environment suspects {key, group, before,
+// after}, operator suspects {name, category, before_step_s, after_step_s,
+// change_s, share_of_change}, not_recorded, compared, profiles.
+nlohmann::json what_changed_json(const WhatChanged& w);
 
 }  // namespace ftb

@@ -69,8 +69,26 @@ MetricVerdict threshold_verdict(const std::vector<RunRepeats>& series, size_t i,
   return judge_threshold(m, window, true, now.repeats, c);
 }
 
-std::vector<TrendPoint> trend(const std::string& scenario, const std::vector<RunRepeats>& series, Metric m,
-                              const TrendOptions& o, NightVerdicts& nights) {
+// At a change point: the operators that grew (suspects.h's
+// add_operator_suspects, as regress names them) between the newest run of
+// the level before and the oldest run of the level after that carry a
+// profile of the row (`run --profile`); nothing when a side has none.
+void add_change_point_operators(WhatChanged& w, const HistoryStore& store, const std::string& scenario,
+                                const std::vector<RunRepeats>& series, const std::vector<size_t>& before,
+                                const std::vector<size_t>& after) {
+  std::optional<OpProfile> a, b;
+  std::string a_from, b_from;
+  for (auto k = before.rbegin(); k != before.rend() && !a; ++k)
+    if ((a = stored_profile(store, series[*k].run, scenario))) a_from = series[*k].run.source;
+  if (!a) return;
+  for (auto k = after.begin(); k != after.end() && !b; ++k)
+    if ((b = stored_profile(store, series[*k].run, scenario))) b_from = series[*k].run.source;
+  if (b) add_operator_suspects(w, *a, a_from, *b, b_from);
+}
+
+std::vector<TrendPoint> trend(const HistoryStore& store, const std::string& scenario,
+                              const std::vector<RunRepeats>& series, Metric m, const TrendOptions& o,
+                              NightVerdicts& nights) {
   std::vector<TrendPoint> out;
   for (size_t i = 0; i < series.size(); ++i) {
     TrendPoint p;
@@ -104,9 +122,19 @@ std::vector<TrendPoint> trend(const std::string& scenario, const std::vector<Run
         const size_t mid = static_cast<size_t>(c.index);
         const size_t to = k + 1 < steps.size() ? static_cast<size_t>(steps[k + 1].index) : members.size();
         std::vector<RunFacts> before, after;
-        for (size_t j = from; j < mid; ++j) before.push_back(series[members[j]].run.facts);
-        for (size_t j = mid; j < to; ++j) after.push_back(series[members[j]].run.facts);
+        std::vector<size_t> before_runs, after_runs;
+        for (size_t j = from; j < mid; ++j) {
+          before.push_back(series[members[j]].run.facts);
+          before_runs.push_back(members[j]);
+        }
+        for (size_t j = mid; j < to; ++j) {
+          after.push_back(series[members[j]].run.facts);
+          after_runs.push_back(members[j]);
+        }
         at.what_changed = what_changed(before, after);
+        // A slowdown of a rate (or a time that grew): the operators that grew with it.
+        if (metric_direction(m) == stats::Direction::higher_is_better ? at.step < 0 : at.step > 0)
+          add_change_point_operators(at.what_changed, store, scenario, series, before_runs, after_runs);
       }
     }
   }
@@ -120,7 +148,7 @@ std::vector<ScenarioTrend> trends(const HistoryStore& store, const std::vector<s
   NightVerdicts nights(store, m, o);
   std::vector<ScenarioTrend> out;
   for (const auto& scenario : scenarios)
-    out.push_back({scenario, trend(scenario, store.series(scenario), m, o, nights)});
+    out.push_back({scenario, trend(store, scenario, store.series(scenario), m, o, nights)});
   return out;
 }
 

@@ -5,7 +5,9 @@
 // whichever command shows it), and the change points of each series
 // (machine, preset, config) with what changed across each (suspects.h: the
 // recorded facts that differ between the runs of the level before and of the
-// level after), for `history show`'s table and the trend chart
+// level after; at a slowdown where a run on each side carries a profile of
+// the row, the operators that grew, as `regress` names them), for `history
+// show`'s table and the trend chart
 // (reports/views/trend_chart.h).
 #pragma once
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `ftbench history` and `ftbench regress`: a series of nights, concurrent adds, a slowdown, an unchanged night, bad input,
-# tonight from two runs with what changed beside the regression.
+# `ftbench history` and `ftbench regress`: a series of nights, concurrent adds, a slowdown (and its --json form), an
+# unchanged night, bad input, tonight from two runs with what changed beside the regression.
 #   tests/cli/history.sh FTBENCH FIXTURES CASE
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -77,6 +77,18 @@ PY
     grep -Eq '^\| baseline +\| train_samples_per_s +\| .* \| \*\*REGRESSED\*\* +\|$' "$tmp/out" || fail "baseline not flagged: $(cat "$tmp/out")"
     grep -q '^\*\*Result: REGRESSED\*\*' "$tmp/out" || fail "no REGRESSED result line"
     cmp -s "$tmp/out" "$tmp/summary.md" || fail "--out differs from stdout"
+    # --json FILE: the same verdicts machine-readable (fails on a regress without it, or one whose JSON
+    # lost the row's verdict, p or interval).
+    "$ftbench" regress --history "$tmp/h.db" --current "$tmp/slow.json" --json "$tmp/regress.json" >/dev/null 2>&1
+    python3 - "$tmp/regress.json" <<'PY' || fail "regress --json: $(head -c 2000 "$tmp/regress.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["schema"] == "ftbench.regress/1" and j["regressed"] is True, j
+row = next(r for r in j["rows"] if r["scenario"] == "baseline" and r["metric"] == "train_samples_per_s")
+assert row["verdict"] == "regressed" and row["gating"] is True, row
+assert row["p_one_sided_worse"] < 0.005 and row["interval"]["low"] < row["change"] < row["interval"]["high"] < 0, row
+assert isinstance(row["what_changed"]["environment"], list), row
+PY
     # Against one baseline run: no verdict is claimed (one run a side says nothing of the run-to-run noise).
     "$ftbench" regress --baseline "$tmp/r1.json" --current "$tmp/slow.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
     [ "$rc" = 0 ] || fail "one baseline run: exit $rc, want 0: $(cat "$tmp/out" "$tmp/err")"
