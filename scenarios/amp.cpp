@@ -30,15 +30,16 @@ ScenarioResult run_amp(const Workload& w, const RunConfig& c, const ScenarioCont
       PhaseScope phase(Phase::optimizer);
       p.optimizer.zero_grad();
     }
-    auto [loss, correct] = forward(b);
-    {
+    // Each micro-batch's loss (accumulate=K: scaled 1/K) is scaled by the
+    // loss scale before its backward; the sum is unscaled once, in step().
+    const auto out = accumulate_gradients(b, c.accumulate, forward, [&](const torch::Tensor& loss, bool) {
       PhaseScope phase(Phase::backward);
       scaler.scale(loss).backward();  // outside autocast, as in Python
-    }
+    });
     PhaseScope phase(Phase::optimizer);
     scaler.step(p.optimizer);  // one sync: reads found_inf
     scaler.update();
-    return StepOutput{loss.detach(), correct};
+    return out;
   };
   auto r = p.result(p.fit(step, ctx, forward), Precision::fp16_mixed);
   r.skipped_steps = scaler.skipped_steps();

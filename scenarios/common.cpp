@@ -128,7 +128,7 @@ ScenarioResult run_plain_loop(const Workload& w, const RunConfig& c, const Scena
     throw std::logic_error("run_plain_loop: fp16 needs loss scaling (amp.cpp), not the plain step");
   SingleProcess p(w, c, scenario);  // parameters stay fp32: autocast casts inside the ops
   const auto forward = autocast_forward(p.model, p.device, precision);
-  auto step = [&](const Batch& b) { return train_step(p.optimizer, b, forward); };
+  auto step = [&](const Batch& b) { return train_step(p.optimizer, b, forward, c.accumulate); };
   return p.result(p.fit(step, ctx, forward), precision);
 }
 

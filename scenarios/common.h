@@ -54,7 +54,8 @@ struct SingleProcess {
 };
 
 // The reference's plain step (zero_grad, forward, backward, Adam step) over
-// the shared loop, with the config's Adam: baseline, fused_adam with
+// the shared loop, with the config's Adam and accumulate (micro-batches per
+// step, train_step's): baseline, fused_adam with
 // adam=fused, bucketed with bucketing=on. With bf16_mixed the forward
 // (training and evaluation) runs under bf16 autocast, no loss scaling
 // (amp_bf16, fastest on CUDA); fp16 needs a GradScaler (amp.cpp).

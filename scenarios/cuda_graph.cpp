@@ -56,8 +56,15 @@ std::string cuda_graph_unavailable(const RunConfig& c) {
   if (c.device == "cpu") return "needs CUDA: --device cpu was requested";
   if (!fused_adam_available(torch::Device(torch::kCUDA)))
     return "needs a capturable Adam: this LibTorch has no fused Adam kernel on CUDA";
-  return "";
+  return graph_accumulate_unavailable(c);
 #endif
+}
+
+std::string graph_accumulate_unavailable(const RunConfig& c) {
+  if (c.accumulate <= 1) return "";
+  return "accumulate=" + std::to_string(c.accumulate) +
+         " is not supported: the captured graph is one batch's whole step (forward, backward, Adam), not "
+         "micro-batches with one optimizer step";
 }
 
 #ifdef FTB_WITH_CUDA

@@ -17,8 +17,13 @@
 
 namespace ftb {
 
-// Why the CUDA-graph rows cannot run here; "" when they can.
+// Why the CUDA-graph rows cannot run here; "" when they can. After the
+// device's reasons, graph_accumulate_unavailable's.
 std::string cuda_graph_unavailable(const RunConfig& c);
+// Why a captured step cannot run this config's accumulate (the graph replays
+// one batch's forward, backward and Adam step; gradient accumulation would
+// need K captured micro-steps and a separate optimizer graph); "" for 1.
+std::string graph_accumulate_unavailable(const RunConfig& c);
 
 // The ScenarioInfo of a CUDA-graph row: run_captured_step in `precision`,
 // skipped where cuda_graph_unavailable says so, stacking `stack` (each row

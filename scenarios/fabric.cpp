@@ -23,6 +23,7 @@ ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioC
   fo.bucket_cap_bytes = static_cast<int64_t>(c.bucket_mb * 1024 * 1024);
   fo.timeout = std::chrono::milliseconds(static_cast<int64_t>(c.dist_timeout_s * 1000));
   fo.group_name = "fabric/" + std::to_string(ctx.repeat);
+  fo.accumulate = c.accumulate;
 
   // ---- the user's loop, as with Lightning Fabric ----
   Fabric fabric(fo);
@@ -33,22 +34,24 @@ ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioC
   BatchLoader train(w.train, fabric.setup_dataloader(w.train_loader_options(c)));
   BatchLoader val(w.val, fabric.setup_dataloader(w.eval_loader_options(c)));
   BatchLoader test(w.test, fabric.setup_dataloader(w.eval_loader_options(c)));
-  auto step = [&](const Batch& b) {
-    optimizer.zero_grad();
-    auto [loss, correct] = [&] {
-      auto precision = fabric.forward_context();
-      return forward_loss(model, b);
-    }();
-    fabric.backward(loss);
-    optimizer.step();
-    return StepOutput{loss.detach(), correct};
-  };
-  // ---------------------------------------------------
-
-  auto eval_forward = [&](const Batch& b) {
+  auto forward = [&](const Batch& b) {
     auto precision = fabric.forward_context();
     return forward_loss(model, b);
   };
+  // accumulate=K: K micro-batches' backwards, the first K-1 inside
+  // no_backward_sync, then one optimizer step (K = 1: the plain loop).
+  auto step = [&](const Batch& b) {
+    optimizer.zero_grad();
+    const auto out = accumulate_gradients(b, c.accumulate, forward, [&](const torch::Tensor& loss, bool last) {
+      auto no_sync = fabric.no_backward_sync(/*enabled=*/!last);
+      fabric.backward(loss);
+    });
+    optimizer.step();
+    return out;
+  };
+  // ---------------------------------------------------
+
+  const auto& eval_forward = forward;
   reset_peak_memory(fabric.device());
   auto options = loop_options(c, kFabricName, fabric.device());
   options.sum_across_ranks = sum_over(fabric.comm(), fabric.strategy());

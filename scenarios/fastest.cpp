@@ -45,6 +45,8 @@ ScenarioResult run_fastest(const Workload& w, const RunConfig& config, const Sce
   } else {
     r = run_plain_loop(w, c, ctx, kFastestName, precision);
     r.extra["padding"] = "longest (forced: bucketing)";
+    // On CUDA the graph is what accumulate left out: say so beside the stack.
+    if (const auto why = graph_accumulate_unavailable(c); !why.empty() && device.is_cuda()) r.extra["graph_note"] = why;
   }
   stack.push_back("bucketing");
   r.stack = stack;  // what this run stacked (the ladder's rung)

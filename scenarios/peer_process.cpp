@@ -164,6 +164,9 @@ std::string peer_unavailable(const RunConfig& c, const PeerVariant& v) {
     return "the peer runs Hugging Face's DistilBertForSequenceClassification; this run's model is BERT (model_type=bert)";
   if (c.adam == AdamKernel::fused)
     return "the peer steps torch.optim.Adam's loop or foreach kernel, as baseline; this run asks for adam=fused";
+  if (c.accumulate > 1)
+    return "accumulate=" + std::to_string(c.accumulate) +
+           " is not passed to the peer: its loop steps once per batch it is handed (no gradient accumulation)";
   const bool cuda = resolve_device(c.device).is_cuda();
   if (v != PeerVariant::fp32 && !cuda)
     return std::string("the peer's ") + (v == PeerVariant::amp_compiled ? "torch.compile + fp16 AMP" : "fp16 AMP") +

@@ -34,7 +34,8 @@ DeterministicCost probe_deterministic_cost(const Workload& w, const RunConfig& c
   model->train();
   auto adam = make_adam(model->parameters(), c.lr, resolve_adam_kernel(c.adam, device));
   const auto b = to_device(*batch, device);
-  return measure_deterministic_cost([&](const Batch& x) { return train_step(model, *adam, x); }, b, device, w.seed);
+  return measure_deterministic_cost([&](const Batch& x) { return train_step(model, *adam, x, c.accumulate); }, b,
+                                    device, w.seed);
 }
 
 ScenarioResult run_trainer(const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
@@ -56,7 +57,7 @@ ScenarioResult run_trainer(const Workload& w, const RunConfig& c, const Scenario
   trainer.add_callback(std::make_shared<CsvMetricsLogger>(root + "/logs/trainer/metrics.csv", kLogEveryNSteps));
   trainer.add_callback(std::make_shared<BestCheckpoint>(p.model, root + "/checkpoints/trainer/best"));
 
-  auto step = [&](const Batch& b) { return train_step(p.model, p.optimizer, b); };
+  auto step = [&](const Batch& b) { return train_step(p.model, p.optimizer, b, c.accumulate); };
   const auto fit = trainer.fit(p.model, p.loaders.refs(), step);
 
   auto r = p.result(fit.loop, Precision::fp32);

@@ -109,7 +109,8 @@ const std::vector<Field>& fields() {
       FTB_CHOICE(fabric_strategy, "fabric: ddp | sharded | zero2 | zero2_offload | zero3 | zero3_offload (or deepspeed_stage_1/2/2_offload/3/3_offload, fsdp, FULL_SHARD, SHARD_GRAD_OP, NO_SHARD)"),
       FTB_SETTING(fabric_precision, "fabric: auto (16-mixed on CUDA, bf16-mixed on CPU) | 32 | bf16-mixed | 16-mixed"),
       FTB_NUM(epochs, int, "training epochs"),
-      FTB_NUM(batch_size, int, "training batch size (per rank)"),
+      FTB_NUM(batch_size, int, "training micro-batch size (per rank): one forward and backward"),
+      FTB_NUM(accumulate, int, "gradient accumulation: micro-batches of batch_size per optimizer step (each loss scaled 1/accumulate); 1 = off"),
       FTB_NUM(eval_batch_size, int, "evaluation batch size; 0 = batch_size"),
       FTB_NUM(lr, double, "Adam learning rate"),
       FTB_SETTING(adam, "Adam kernels: auto (foreach on CUDA, loop on CPU) | loop | foreach | fused"),
@@ -287,6 +288,7 @@ void validate(const RunConfig& c) {
   require(c.max_device_bytes >= 0, "max_device_bytes", "must be >= 0 (0 = no budget)");
   require(c.epochs >= 1, "epochs", "must be >= 1");
   require(c.batch_size >= 1, "batch_size", "must be >= 1");
+  require(c.accumulate >= 1, "accumulate", "must be >= 1 (1 = no gradient accumulation)");
   require(c.eval_batch_size >= 0, "eval_batch_size", "must be >= 0");
   require(c.lr > 0, "lr", "must be > 0");
   require(c.max_steps >= 0, "max_steps", "must be >= 0");

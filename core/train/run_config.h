@@ -61,7 +61,18 @@ struct RunConfig {
 
   // Training (the reference: 3 epochs, batch 12, Adam lr 5e-5, seed 123).
   int epochs = 3;
-  int batch_size = 12;
+  int batch_size = 12;  // the micro-batch, per rank: what one forward and backward computes on
+  // Gradient accumulation (DeepSpeed's gradient_accumulation_steps,
+  // Lightning's accumulate_grad_batches, HF Trainer's
+  // gradient_accumulation_steps): an optimizer step consumes `accumulate`
+  // micro-batches of batch_size, each loss scaled by 1/accumulate before its
+  // backward, so K micro-batches of B are one batch of K*B (a step's samples
+  // are accumulate * batch_size * ranks). The loader yields the step's K*B
+  // examples and the step splits them (core/train/train_step.h:
+  // accumulate_gradients); steps, warm-up steps and step times count
+  // optimizer steps. Rows whose step cannot run micro-batches are skipped
+  // with the reason (cuda_graph's captured step, the Python peer). 1 = off.
+  int accumulate = 1;
   int eval_batch_size = 0;  // 0 = batch_size
   double lr = 5e-5;
   std::optional<AdamKernel> adam;  // auto = nullopt (PyTorch's pick: foreach on CUDA, loop on CPU) | loop | foreach | fused

@@ -1,5 +1,8 @@
 #include "core/train/train_step.h"
 
+#include <stdexcept>
+#include <string>
+
 #include "core/base/interrupt.h"
 #include "core/train/autocast.h"
 #include "core/measure/phase_recorder.h"
@@ -32,26 +35,68 @@ EvalForward autocast_forward(SequenceClassifier model, const torch::Device& devi
   };
 }
 
-StepOutput train_step(SequenceClassifier& model, torch::optim::Optimizer& optimizer,
-                      const Batch& batch) {
-  return train_step(optimizer, batch, [&](const Batch& b) { return forward_loss(model, b); });
+std::vector<Batch> split_micro_batches(const Batch& batch, int64_t k) {
+  const int64_t n = batch.labels.size(0);
+  if (k < 1 || k > n)
+    throw std::invalid_argument("split_micro_batches: " + std::to_string(k) + " micro-batches of a batch of " +
+                                std::to_string(n) + " (accumulate must be in 1..batch rows)");
+  if (k == 1) return {batch};
+  std::vector<Batch> out;
+  int64_t start = 0;
+  for (int64_t i = 0; i < k; ++i) {
+    const int64_t rows = n / k + (i < n % k ? 1 : 0);
+    Batch m;
+    m.input_ids = batch.input_ids.narrow(0, start, rows);
+    m.attention_mask = batch.attention_mask.narrow(0, start, rows);
+    m.labels = batch.labels.narrow(0, start, rows);
+    out.push_back(std::move(m));
+    start += rows;
+  }
+  return out;
 }
 
-StepOutput train_step(torch::optim::Optimizer& optimizer, const Batch& batch, const EvalForward& forward) {
+StepOutput accumulate_gradients(const Batch& batch, int64_t micro_batches, const EvalForward& forward,
+                                const MicroBackward& backward) {
+  if (micro_batches == 1) {
+    auto [loss, correct] = forward(batch);
+    backward(loss, /*last=*/true);
+    return {loss.detach(), correct};
+  }
+  const auto micro = split_micro_batches(batch, micro_batches);
+  const double n = static_cast<double>(batch.labels.size(0));
+  torch::Tensor step_loss, step_correct;
+  for (std::size_t i = 0; i < micro.size(); ++i) {
+    const double share = static_cast<double>(micro[i].labels.size(0)) / n;
+    auto [loss, correct] = forward(micro[i]);
+    backward(loss * share, /*last=*/i + 1 == micro.size());
+    // Device scalars: the step's mean loss and hits, read by the loop as the plain step's.
+    const auto part = loss.detach() * share;
+    step_loss = step_loss.defined() ? step_loss + part : part;
+    step_correct = step_correct.defined() ? step_correct + correct : correct;
+  }
+  return {step_loss, step_correct};
+}
+
+StepOutput train_step(SequenceClassifier& model, torch::optim::Optimizer& optimizer,
+                      const Batch& batch, int64_t micro_batches) {
+  return train_step(optimizer, batch, [&](const Batch& b) { return forward_loss(model, b); }, micro_batches);
+}
+
+StepOutput train_step(torch::optim::Optimizer& optimizer, const Batch& batch, const EvalForward& forward,
+                      int64_t micro_batches) {
   {
     PhaseScope phase(Phase::optimizer);
     optimizer.zero_grad();
   }
-  auto [loss, correct] = forward(batch);
-  {
+  const auto out = accumulate_gradients(batch, micro_batches, forward, [](const torch::Tensor& loss, bool) {
     PhaseScope phase(Phase::backward);
     loss.backward();
-  }
+  });
   {
     PhaseScope phase(Phase::optimizer);
     optimizer.step();
   }
-  return {loss.detach(), correct};
+  return out;
 }
 
 EvalResult evaluate(SequenceClassifier& model, BatchLoader& loader,

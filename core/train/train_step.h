@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <functional>
+#include <vector>
 
 #include "core/train/batching.h"
 #include "core/model/classifier.h"
@@ -35,12 +36,40 @@ using EvalForward = std::function<std::pair<torch::Tensor, torch::Tensor>(const 
 // plain for fp32. The loss is fp32 either way.
 EvalForward autocast_forward(SequenceClassifier model, const torch::Device& device, Precision precision);
 
-// The reference's plain step: zero_grad, forward, backward, optimizer step.
+// Gradient accumulation (config accumulate=K). The loader yields one
+// optimizer step's K*B examples; the step splits them here into K
+// micro-batches of consecutive rows (B each when K divides the batch, else
+// the first ones one row longer), every one padded as the whole batch was,
+// so K micro-batches compute exactly what one batch of K*B computes. Each
+// micro-batch's real_tokens is not counted (the loop counts the step's).
+// K = 1 returns the batch itself. std::invalid_argument for K < 1 or K
+// larger than the batch.
+std::vector<Batch> split_micro_batches(const Batch& batch, int64_t k);
+
+// What a row does with one micro-batch's scaled loss: its backward (loss
+// scaling, a strategy's sync switch: `last` is true for the step's last
+// micro-batch, the one whose backward reduces across ranks).
+using MicroBackward = std::function<void(const torch::Tensor& scaled_loss, bool last)>;
+
+// Forward and backward of each of the K micro-batches of `batch`, in order;
+// micro-batch i's loss (its mean) is scaled by its share of the step's
+// samples, n_i / n (1/K for equal micro-batches, as Lightning and HF Trainer
+// scale), so the gradients add up to those of the whole batch's mean loss.
+// Neither zero_grad nor the optimizer step: the caller's. Returns the step's
+// loss (the samples' mean, detached) and hits. K = 1: one forward and one
+// backward of the unscaled loss, the plain step's.
+StepOutput accumulate_gradients(const Batch& batch, int64_t micro_batches, const EvalForward& forward,
+                                const MicroBackward& backward);
+
+// The reference's plain step: zero_grad, forward, backward, optimizer step;
+// with micro_batches = K > 1 the forward and backward run per micro-batch
+// (accumulate_gradients) before the one optimizer step.
 StepOutput train_step(SequenceClassifier& model, torch::optim::Optimizer& optimizer,
-                      const Batch& batch);
+                      const Batch& batch, int64_t micro_batches = 1);
 // The same with the forward given: backward and the optimizer step run
 // outside whatever the forward set up (autocast), as in Python.
-StepOutput train_step(torch::optim::Optimizer& optimizer, const Batch& batch, const EvalForward& forward);
+StepOutput train_step(torch::optim::Optimizer& optimizer, const Batch& batch, const EvalForward& forward,
+                      int64_t micro_batches = 1);
 
 struct EvalResult {
   double loss = 0, acc = 0;

@@ -65,7 +65,8 @@ WarmUp warm_up(const Workload& w, const RunConfig& c, const torch::Device& devic
   loader.start_epoch(0);
   auto first = loader.next();
   if (!first) return out;
-  const Batch b = to_device(*first, device);
+  // The shapes a step computes on: with accumulate=K, its first micro-batch.
+  const Batch b = to_device(split_micro_batches(*first, c.accumulate).front(), device);
   auto model = train_throwaway(w, c, b, device, precision, steps, /*also_fused=*/true);
   {
     torch::NoGradGuard no_grad;
@@ -82,7 +83,7 @@ WarmUp warm_up(const Workload& w, const RunConfig& c, const torch::Device& devic
     model->train();
     for (int64_t n : padded_lengths(w.train, options, c.epochs, c.max_steps)) {
       if (n == first_length) continue;
-      const Batch shaped = synthetic_batch(options.batch_size, n, vocab, device);
+      const Batch shaped = synthetic_batch(c.batch_size, n, vocab, device);  // a micro-batch's rows
       forward(shaped).first.backward();  // the loss, fp32 either way
       model->zero_grad();
       ++out.lengths;

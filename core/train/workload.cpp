@@ -119,10 +119,14 @@ Workload build_workload(const RunConfig& c) {
 
 void check_trains(const Workload& w, const RunConfig& c, int world_size) {
   const auto per_rank = static_cast<int64_t>(w.train.size()) / std::max(1, world_size);
-  if (per_rank >= c.batch_size) return;
+  const int64_t step_rows = static_cast<int64_t>(c.batch_size) * c.accumulate;  // a step's examples per rank
+  if (per_rank >= step_rows) return;
   const std::string split = "split " + std::to_string(w.train.size()) + "/" + std::to_string(w.val.size()) + "/" +
                             std::to_string(w.test.size());
-  input_error("batch_size", std::to_string(c.batch_size) + " is larger than the " + std::to_string(per_rank) +
+  const std::string rows = c.accumulate > 1 ? std::to_string(c.batch_size) + " x accumulate=" +
+                                                  std::to_string(c.accumulate) + " = " + std::to_string(step_rows)
+                                            : std::to_string(c.batch_size);
+  input_error("batch_size", rows + " is larger than the " + std::to_string(per_rank) +
                                 " training examples" +
                                 (world_size > 1 ? " each of " + std::to_string(world_size) + " ranks gets" : "") +
                                 " (" + split + "); no training step would run");
@@ -159,7 +163,10 @@ int resolve_prefetch(const RunConfig& c, std::string* reason) {
 
 LoaderOptions Workload::train_loader_options(const RunConfig& c) const {
   LoaderOptions o;
-  o.batch_size = c.batch_size;
+  // One optimizer step's examples: accumulate micro-batches of batch_size,
+  // split by the step (accumulate_gradients), so shuffling, drop_last,
+  // bucketing and the ranks' shards are those of one batch of K*B.
+  o.batch_size = static_cast<int64_t>(c.batch_size) * c.accumulate;
   o.shuffle = true;
   o.drop_last = true;
   o.padding = c.padding;
@@ -174,7 +181,7 @@ LoaderOptions Workload::train_loader_options(const RunConfig& c) const {
 
 LoaderOptions Workload::eval_loader_options(const RunConfig& c) const {
   LoaderOptions o = train_loader_options(c);
-  o.batch_size = c.eval_batch_size > 0 ? c.eval_batch_size : c.batch_size;
+  o.batch_size = c.eval_batch_size > 0 ? c.eval_batch_size : c.batch_size;  // the micro-batch: no accumulation
   o.shuffle = false;
   // Every example is evaluated (the reference drops the last partial batch,
   // at most 11 of its 10,000 test reviews; on small sets that would skew or

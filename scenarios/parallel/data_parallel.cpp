@@ -31,8 +31,10 @@ Strategy strategy_of(Sharding sharding, bool offload) {
 void refuse_second_backward(Sharding sharding, bool offload) {
   const std::string row = sharding == Sharding::optimizer && offload ? "sharded with offload"
                                                                       : to_string(strategy_of(sharding, offload));
-  throw std::logic_error("a second backward before zero_grad(): gradient accumulation is not supported by " + row +
-                         " (accumulate=K is not implemented); one backward per optimizer step");
+  throw std::logic_error("a second backward before zero_grad() with gradient sync on (" + row +
+                         "): each would be reduced wrongly or not at all; for gradient accumulation set "
+                         "accumulate=K (the step turns sync off for the first K-1 micro-batches: set_sync(false), "
+                         "Fabric::no_backward_sync)");
 }
 
 void GradientSync::set_sync(bool on) {
@@ -167,10 +169,24 @@ void DataParallel::zero_grad() {
   next_launch_ = 0;
 }
 
+void DataParallel::set_sync(bool on) {
+  if (!on && (synced_ || std::find(arrived_.begin(), arrived_.end(), 1) != arrived_.end()))
+    throw std::logic_error("set_sync(false) after this step's synchronised backward: turn sync off for the first "
+                           "accumulate-1 micro-batches only (zero_grad() starts the next step)");
+  // Sync on again: the accumulated gradients are whole here until the K-th
+  // backward reduces them (zero2: every parameter's full gradient).
+  if (on && !sync_) note_held();
+  sync_ = on;
+}
+
 void DataParallel::on_grad_ready(std::size_t param) {
-  // A gradient after the sync, or twice: a second backward (its bucket was
-  // reduced already, or would be counted full with half its gradients).
+  // A gradient after the sync, or twice with sync on: a second backward (its
+  // bucket was reduced already, or would be counted full with half its
+  // gradients).
   if (synced_ || arrived_[param]) refuse_second_backward(options_.sharding, options_.offload);
+  // Accumulating (set_sync(false)): autograd added the gradient where the
+  // step's gradients are; the K-th backward counts and reduces.
+  if (!sync_) return;
   arrived_[param] = 1;
   auto& b = *buckets_[bucket_of_[param]];
   ++b.ready;
@@ -297,6 +313,17 @@ DeviceBytes DataParallel::device_bytes_needed(MemoryPhase phase) const {
     if (options_.sharding == Sharding::gradients)
       backward = std::max(backward, (b.numel + next + copy + (i > 0 ? buckets_[i - 1]->padded : 0)) * 4);
     if (options_.sharding != Sharding::none) sends += b.chunk * 4;
+  }
+  // zero2 accumulating (accumulate > 1): every parameter's full gradient is
+  // alive from the first micro-batch until the K-th one's buckets reduce,
+  // with the copies in flight then (a bucket's and the previous one's).
+  if (options_.sharding == Sharding::gradients && options_.accumulate > 1) {
+    int64_t full = 0, copies = 0;
+    for (std::size_t i = 0; i < buckets_.size(); ++i) {
+      full += buckets_[i]->numel;
+      copies = std::max(copies, buckets_[i]->padded + (i > 0 ? buckets_[i - 1]->padded : 0));
+    }
+    backward = std::max(backward, (full + copies) * 4);
   }
   need.staging = std::max(backward, sends);
   return need;

@@ -25,10 +25,28 @@
 // once from inside backward (in bucket order, the same on every rank) and
 // runs on the backend's threads/stream while backward goes on.
 //
-// One backward per zero_grad(): the hooks count and reduce each bucket once,
-// so a second backward would add gradients never reduced (ranks diverge).
-// Gradient accumulation (accumulate=K) is not implemented: a second backward
-// before zero_grad() throws (refuse_second_backward), for every row.
+// One synchronised backward per zero_grad(): the hooks count and reduce
+// each bucket once, so a second backward with sync on would add gradients
+// never reduced (ranks diverge): it throws (refuse_second_backward, naming
+// accumulate), for every row.
+//
+// Gradient accumulation (accumulate=K, GradientSync::set_sync, DDP's
+// no_sync): with sync off a backward's hooks count and issue nothing, and
+// autograd adds the micro-batch's gradients into what the backwards since
+// zero_grad() left: for ddp and sharded in place in the flat gradient
+// buffers (the parameters' gradients are views into them), for zero2 (and
+// its offload) into each parameter's own full gradient. The K-th backward,
+// with sync on, counts and reduces the buckets once, as a single backward
+// does: one all-reduce (reduce-scatter) of the sum per optimizer step, so
+// ddp's collective bytes per step do not grow with K. Memory: ddp and
+// sharded keep nothing extra (their gradients are whole anyway). zero2 keeps
+// every parameter's full fp32 gradient alive from the first micro-batch to
+// the K-th one's reduce, 4 bytes per parameter where it otherwise holds
+// only its 4/N shard and the buckets in flight: what stage 2 saves on
+// gradients it gives back while accumulating (DeepSpeed instead reduces
+// every micro-batch: K reduce-scatters a step for the shard's memory). The
+// modelled bytes (device_bytes_needed, max_device_bytes) count it where
+// options.accumulate > 1.
 #pragma once
 
 #include <torch/torch.h>
@@ -68,6 +86,9 @@ struct DataParallelOptions {
   int64_t first_bucket_cap_bytes = 1024 * 1024;
   double lr = 5e-5;                              // Adam, as the reference (no weight decay)
   bool offload = false;                          // ZeRO-Offload (sharded and zero2 only)
+  // Micro-batches per optimizer step (accumulate=K; set_sync drives them):
+  // only the memory model reads it (zero2 keeps full gradients meanwhile).
+  int64_t accumulate = 1;
 };
 
 // What the training loop and the report need of a data-parallel strategy:
@@ -174,6 +195,11 @@ class DataParallel : public GradientSync {
   // parameters. found_inf (0-dim, on the device, equal on all ranks): > 0
   // skips the update on the device.
   void step(const torch::Tensor& found_inf = {}) override;
+  // Sync off: backwards add into the local gradients, no hook counts or
+  // issues anything (see the header comment); on: the next backward reduces.
+  // Turning it off after this step's synchronised backward is refused.
+  void set_sync(bool on) override;
+  bool sync() const override { return sync_; }
 
   Sharding sharding() const override { return options_.sharding; }
   Communicator& comm() override { return *comm_; }
@@ -217,6 +243,7 @@ class DataParallel : public GradientSync {
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;  // keep the hooked nodes alive
   std::vector<char> arrived_;           // param -> its gradient arrived since zero_grad()
   bool synced_ = false;                 // finish_gradient_sync() ran since zero_grad()
+  bool sync_ = true;                    // set_sync: off = accumulate locally
   std::size_t next_launch_ = 0;         // buckets are issued strictly in order
   std::size_t issued_in_backward_ = 0;
   std::unique_ptr<FusedAdam> adam_;             // on the device (no offload)

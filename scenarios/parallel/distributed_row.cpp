@@ -215,7 +215,8 @@ ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const Sc
   o.offload = offload;
   o.bucket_cap_bytes = static_cast<int64_t>(c.bucket_mb * 1024 * 1024);
   o.lr = c.lr;
-  const auto sync = dist::make_gradient_sync(model, comm, o);
+  o.accumulate = c.accumulate;
+  const auto sync = dist::make_gradient_sync(model, comm, o, precision);  // zero3 gathers in its compute dtype
   dist::GradientSync& dp = *sync;
   // A device budget (max_device_bytes): the row fails as a device of that
   // size would, on its worst phase (evaluation's gathers and training's
@@ -234,12 +235,16 @@ ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const Sc
       PhaseScope phase(Phase::optimizer);
       dp.zero_grad();
     }
-    auto [loss, correct] = forward(b);
     // Buckets are all-reduced (reduce-scattered) from hooks during backward.
-    {
+    // accumulate=K: the first K-1 micro-batches' backwards stay on this rank
+    // (set_sync(false), DDP's no_sync), the K-th reduces their sum once; with
+    // 16-mixed each micro-batch's loss is scaled, the sum unscaled once in
+    // scaled_step.
+    const auto out = accumulate_gradients(b, c.accumulate, forward, [&](const torch::Tensor& loss, bool last) {
+      if (c.accumulate > 1) dp.set_sync(last);
       PhaseScope phase(Phase::backward);
       (scaler ? scaler->scale(loss) : loss).backward();
-    }
+    });
     {
       PhaseScope phase(Phase::grad_comm);  // what did not overlap backward
       dp.finish_gradient_sync();
@@ -247,7 +252,7 @@ ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const Sc
     PhaseScope phase(Phase::optimizer);
     if (scaler) skipped += dist::scaled_step(dp, *scaler);
     else dp.step();
-    return StepOutput{loss.detach(), correct};
+    return out;
   };
   auto options = loop_options(c, name, device);
   options.sum_across_ranks = sum_over(*comm, dp);

@@ -53,7 +53,8 @@ FabricOptimizer& Fabric::setup(SequenceClassifier& model, AdamConfig adam) {
   o.offload = dist::offloaded(options_.strategy);
   o.bucket_cap_bytes = options_.bucket_cap_bytes;
   o.lr = adam.lr;
-  dp_ = dist::make_gradient_sync(model, comm_, o);
+  o.accumulate = options_.accumulate;
+  dp_ = dist::make_gradient_sync(model, comm_, o, precision_);  // zero3 gathers in its compute dtype
   dp_->broadcast_parameters(0);
   if (precision_ == Precision::fp16_mixed) scaler_ = std::make_unique<GradScaler>();
   skipped_ = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(device_));
@@ -73,8 +74,26 @@ void Fabric::backward(const torch::Tensor& loss) {
     PhaseScope phase(Phase::backward);
     (scaler_ ? scaler_->scale(loss) : loss).backward();
   }
+  if (!dp_->sync()) return;  // inside no_backward_sync: the gradients stay on this rank
   PhaseScope phase(Phase::grad_comm);  // what did not overlap backward
   dp_->finish_gradient_sync();
+}
+
+NoBackwardSync Fabric::no_backward_sync(bool enabled) {
+  auto& dp = strategy();  // throws before setup()
+  if (!enabled) return NoBackwardSync(nullptr, true);
+  const bool before = dp.sync();
+  dp.set_sync(false);
+  return NoBackwardSync(&dp, before);
+}
+
+NoBackwardSync::~NoBackwardSync() {
+  if (sync_ == nullptr) return;
+  try {
+    sync_->set_sync(restore_);
+  } catch (...) {
+    // Turning sync back on does not throw; never from a destructor.
+  }
 }
 
 void Fabric::all_reduce_sum(torch::Tensor& t) { comm().sum_in_place(t); }

@@ -13,6 +13,16 @@
 //     optimizer.step();
 //   }
 //
+// Gradient accumulation as with Lightning Fabric: the first K-1
+// micro-batches' backwards inside no_backward_sync, the K-th outside it,
+// then one optimizer step (scenarios/fabric.cpp runs it for accumulate=K):
+//   optimizer.zero_grad();
+//   for (i = 0; i < K; ++i) {
+//     auto no_sync = fabric.no_backward_sync(/*enabled=*/i + 1 < K);
+//     fabric.backward(loss_i / K);
+//   }
+//   optimizer.step();
+//
 // Strategies: ddp, sharded (ZeRO-1), zero2 (scenarios/parallel/data_parallel.h).
 // Precisions: 32, bf16-mixed (autocast), 16-mixed (fp16 autocast + loss
 // scaling; CUDA only). Ranks come from the launcher (`ftbench run
@@ -43,6 +53,9 @@ struct FabricOptions {
   int64_t bucket_cap_bytes = 25 * 1024 * 1024;
   std::chrono::milliseconds timeout{300000};  // store and collectives
   std::string group_name = "fabric";          // key prefix in the rendezvous store
+  // Micro-batches per optimizer step the loop will run (no_backward_sync):
+  // for the strategy's memory model only (DataParallelOptions::accumulate).
+  int64_t accumulate = 1;
 };
 
 struct AdamConfig {
@@ -50,6 +63,27 @@ struct AdamConfig {
 };
 
 class Fabric;
+
+// While alive (and enabled), backwards do not synchronise gradients across
+// ranks: they add into this rank's (GradientSync::set_sync(false), DDP's
+// no_sync); the sync setting is put back on destruction. Lightning Fabric's
+// no_backward_sync(model, enabled) context manager.
+class NoBackwardSync {
+ public:
+  NoBackwardSync(NoBackwardSync&& other) noexcept : sync_(other.sync_), restore_(other.restore_) {
+    other.sync_ = nullptr;
+  }
+  NoBackwardSync(const NoBackwardSync&) = delete;
+  NoBackwardSync& operator=(const NoBackwardSync&) = delete;
+  NoBackwardSync& operator=(NoBackwardSync&&) = delete;
+  ~NoBackwardSync();
+
+ private:
+  friend class Fabric;
+  NoBackwardSync(dist::GradientSync* sync, bool restore) : sync_(sync), restore_(restore) {}
+  dist::GradientSync* sync_;  // nullptr: not enabled, nothing to put back
+  bool restore_;
+};
 
 // What setup() returns in place of the user's optimizer: zero_grad() and
 // step() do the strategy's and the precision's work.
@@ -90,10 +124,15 @@ class Fabric {
   // Holds autocast for the precision while alive (nothing for "32").
   PrecisionAutocast forward_context() const { return PrecisionAutocast(device_.type(), precision_); }
 
-  // loss.backward() (scaled for 16-mixed), then the gradient collectives finish.
-  // One per optimizer step: a second before zero_grad() throws (gradient
-  // accumulation, accumulate=K, is not implemented; never silently wrong).
+  // loss.backward() (scaled for 16-mixed), then the gradient collectives
+  // finish. One synchronised backward per optimizer step: a second before
+  // zero_grad() throws naming accumulate (never silently wrong); for
+  // gradient accumulation run the first micro-batches' backwards inside
+  // no_backward_sync (their gradients stay local; no collective to finish).
   void backward(const torch::Tensor& loss);
+  // Lightning Fabric's no_backward_sync(model, enabled): the one model of
+  // setup(). Strategies that cannot accumulate throw naming accumulate.
+  [[nodiscard]] NoBackwardSync no_backward_sync(bool enabled = true);
   // Sums a tensor over ranks in place (metrics); any device.
   void all_reduce_sum(torch::Tensor& t);
 
