@@ -32,24 +32,46 @@ void resize_storage(const torch::Tensor& t, int64_t bytes) {
 
 }  // namespace
 
+UnitPrecision unit_precision(Precision precision) {
+  UnitPrecision p;
+  if (precision == Precision::bf16_mixed) p.gather = torch::kBFloat16;
+  if (precision == Precision::fp16_mixed) p.gather = torch::kHalf;
+  return p;
+}
+
+std::string dtype_name(torch::ScalarType t) {
+  switch (t) {
+    case torch::kFloat: return "fp32";
+    case torch::kBFloat16: return "bf16";
+    case torch::kHalf: return "fp16";
+    default: return c10::toString(t);
+  }
+}
+
 struct FullyShardedUnits::Unit {
   std::vector<torch::Tensor> params;  // the model's, views into full
   std::vector<int64_t> offsets;       // element offset of each in full
   int64_t numel = 0, padded = 0, chunk = 0;
-  torch::Tensor full;                 // (padded): whole, or its storage resized to 0
+  torch::Tensor full;                 // (padded, gather dtype): whole, or its storage resized to 0
+  torch::Tensor setup;                // mixed precision: the fp32 whole until sharded (the master's source)
   bool whole = false;
   Pending gathering;                  // an issued all-gather into full
+  torch::Tensor send;                 // mixed precision: this rank's shard cast for that all-gather
   std::size_t ready = 0;              // parameters whose gradient is accumulated
   std::vector<char> arrived;          // param -> its gradient arrived since zero_grad()
   bool reduced = false;
-  torch::Tensor staging;              // (padded) gradients while they are reduce-scattered
+  torch::Tensor staging;              // (padded, reduce dtype) gradients while they are reduce-scattered
+  torch::Tensor reduced_chunk;        // reduce dtype not fp32: where the reduce-scatter lands first
   Pending reducing;
-  int64_t bytes() const { return padded * 4; }
+  torch::Tensor accumulated;          // sync off: (padded, fp32) the micro-batches' gradients so far
+  int64_t gather_size = 4;            // bytes an element in the gather dtype
+  int64_t bytes() const { return padded * gather_size; }
+  int64_t send_bytes() const { return gather_size == 4 ? 0 : chunk * gather_size; }
 };
 
 FullyShardedUnits::FullyShardedUnits(SequenceClassifier model, std::shared_ptr<Communicator> comm,
-                                     DataParallelOptions options)
-    : model_(std::move(model)), comm_(std::move(comm)), options_(options) {
+                                     DataParallelOptions options, UnitPrecision precision)
+    : model_(std::move(model)), comm_(std::move(comm)), options_(options), precision_(precision) {
   torch::NoGradGuard no_grad;
   const int64_t world = comm_->size();
   const auto groups = model_->parameter_units();
@@ -71,18 +93,30 @@ FullyShardedUnits::FullyShardedUnits(SequenceClassifier model, std::shared_ptr<C
     }
     u->padded = (u->numel + world - 1) / world * world;
     u->chunk = u->padded / world;
-    u->full = torch::zeros({u->padded}, g.front().options());
+    u->gather_size = static_cast<int64_t>(c10::elementSize(precision_.gather));
+    const auto fp32 = g.front().options();
+    // The fp32 whole the shards are taken from (under mixed precision kept
+    // apart until sharded, so the master starts from the fp32 weights).
+    auto master = torch::zeros({u->padded}, fp32);
+    for (std::size_t j = 0; j < g.size(); ++j)
+      master.narrow(0, u->offsets[j], g[j].numel()).copy_(g[j].reshape({-1}));
+    if (precision_.gather == torch::kFloat) {
+      u->full = master;
+    } else {
+      u->setup = master;
+      u->full = master.to(precision_.gather);
+    }
     for (std::size_t j = 0; j < g.size(); ++j) {
       auto p = g[j];
-      auto view = u->full.narrow(0, u->offsets[j], p.numel()).view(p.sizes());
-      view.copy_(p);
-      p.set_data(view);  // the parameter's storage is the unit's buffer from now on
+      // The parameter's storage (and dtype) is the unit's buffer from now on;
+      // its gradient accumulator, made below, is for that dtype.
+      p.set_data(u->full.narrow(0, u->offsets[j], p.numel()).view(p.sizes()));
       p.mutable_grad() = torch::Tensor();
     }
     u->whole = true;
     gathered_ += u->bytes();
-    shards_.push_back(torch::zeros({u->chunk}, u->full.options()));
-    shard_grads_.push_back(torch::zeros({u->chunk}, u->full.options()));
+    shards_.push_back(torch::zeros({u->chunk}, fp32));
+    shard_grads_.push_back(torch::zeros({u->chunk}, fp32));
     units_.push_back(std::move(u));
   }
   max_gathered_ = gathered_;
@@ -126,7 +160,9 @@ void FullyShardedUnits::ensure_sharded() {
   const int64_t rank = comm_->rank();
   for (std::size_t i = 0; i < units_.size(); ++i) {
     auto& u = *units_[i];
-    shards_[i].copy_(u.full.narrow(0, rank * u.chunk, u.chunk));
+    const auto& master = u.setup.defined() ? u.setup : u.full;
+    shards_[i].copy_(master.narrow(0, rank * u.chunk, u.chunk));
+    u.setup = torch::Tensor();
     free_params(i);
   }
   if (host_) host_->refresh(shards_);
@@ -135,9 +171,19 @@ void FullyShardedUnits::ensure_sharded() {
 }
 
 void FullyShardedUnits::broadcast_parameters(int root) {
-  if (sharded_) gather_all();
+  if (sharded_ && precision_.gather != torch::kFloat) {
+    // The fp32 whole again (not the compute dtype's: the master keeps fp32).
+    std::vector<Pending> gathers;
+    for (std::size_t i = 0; i < units_.size(); ++i) {
+      units_[i]->setup = torch::empty({units_[i]->padded}, shards_[i].options());
+      gathers.push_back(comm_->all_gather(units_[i]->setup, shards_[i]));
+    }
+    for (auto& p : gathers) comm_->wait(p);
+  } else if (sharded_) {
+    gather_all();
+  }
   std::vector<Pending> pending;
-  for (auto& u : units_) pending.push_back(comm_->broadcast(u->full, root));
+  for (auto& u : units_) pending.push_back(comm_->broadcast(u->setup.defined() ? u->setup : u->full, root));
   for (auto& p : pending) comm_->wait(p);
   sharded_ = false;
   ensure_sharded();
@@ -150,7 +196,13 @@ void FullyShardedUnits::issue_gather(std::size_t i) {
   resize_storage(u.full, u.bytes());
   gathered_ += u.bytes();
   max_gathered_ = std::max(max_gathered_, gathered_);
-  u.gathering = comm_->all_gather(u.full, shards_[i]);
+  if (precision_.gather == torch::kFloat) {
+    u.gathering = comm_->all_gather(u.full, shards_[i]);
+  } else {
+    torch::NoGradGuard no_grad;
+    u.send = shards_[i].to(precision_.gather);  // the master's chunk in the compute dtype
+    u.gathering = comm_->all_gather(u.full, u.send);
+  }
   note_held();
 }
 
@@ -160,6 +212,7 @@ void FullyShardedUnits::gather(std::size_t i) {
   issue_gather(i);
   comm_->wait(u.gathering);
   u.gathering = Pending();
+  u.send = torch::Tensor();
   u.whole = true;
 }
 
@@ -169,6 +222,7 @@ void FullyShardedUnits::free_params(std::size_t i) {
   if (u.gathering.valid()) {  // never free under a collective writing into it
     comm_->wait(u.gathering);
     u.gathering = Pending();
+    u.send = torch::Tensor();
   }
   resize_storage(u.full, 0);
   gathered_ -= u.bytes();
@@ -238,7 +292,26 @@ void FullyShardedUnits::on_grad_ready(std::size_t unit, std::size_t param) {
   // pass the ready count and never be reduced (the step would use the first).
   if (u.reduced || u.arrived[param]) refuse_second_backward(Sharding::parameters, offloaded());
   u.arrived[param] = 1;
-  if (++u.ready == u.params.size()) reduce(unit);
+  if (++u.ready < u.params.size()) return;
+  if (sync_) reduce(unit);
+  else accumulate(unit);
+}
+
+void FullyShardedUnits::accumulate(std::size_t unit) {
+  torch::NoGradGuard no_grad;
+  auto& u = *units_[unit];
+  note("accumulate", unit);
+  if (!u.accumulated.defined()) u.accumulated = torch::zeros({u.padded}, shards_[unit].options());
+  note_held();  // the unit whole, its full gradients and the buffers of the units accumulated so far
+  for (std::size_t j = 0; j < u.params.size(); ++j) {
+    auto& p = u.params[j];
+    if (p.grad().defined()) u.accumulated.narrow(0, u.offsets[j], p.numel()).add_(p.grad().reshape({-1}));
+    p.mutable_grad() = torch::Tensor();
+  }
+  // The next micro-batch's backward counts afresh.
+  u.ready = 0;
+  std::fill(u.arrived.begin(), u.arrived.end(), 0);
+  free_params(unit);  // the unit's backward is over
 }
 
 void FullyShardedUnits::reduce(std::size_t unit) {
@@ -250,17 +323,32 @@ void FullyShardedUnits::reduce(std::size_t unit) {
   // oldest copy is larger than this unit's).
   if (in_flight_.size() >= 2) note_held();
   while (in_flight_.size() >= 2) wait_reduce(in_flight_.front());  // at most two units' copies in flight
-  u.staging = torch::zeros({u.padded}, shards_[unit].options());
+  // The copy: the micro-batches' sum where sync was off before (fp32: that
+  // buffer itself), else zeros, in the reduce dtype.
+  const bool summed = u.accumulated.defined();
+  if (summed && precision_.reduce == torch::kFloat) u.staging = std::move(u.accumulated);
+  else if (summed) u.staging = u.accumulated.to(precision_.reduce);
+  else u.staging = torch::zeros({u.padded}, shards_[unit].options().dtype(precision_.reduce));
   note_held();  // the unit whole, its full gradients and their copy, the previous copy in flight: backward's peak
+  u.accumulated = torch::Tensor();
   for (std::size_t j = 0; j < u.params.size(); ++j) {
     auto& p = u.params[j];
-    if (p.grad().defined()) u.staging.narrow(0, u.offsets[j], p.numel()).copy_(p.grad().reshape({-1}));
+    if (p.grad().defined()) {
+      auto into = u.staging.narrow(0, u.offsets[j], p.numel());
+      if (summed) into.add_(p.grad().reshape({-1}));
+      else into.copy_(p.grad().reshape({-1}));
+    }
     p.mutable_grad() = torch::Tensor();  // this rank keeps only its shard's gradient
   }
   u.staging.div_(static_cast<double>(comm_->size()));  // the average, as DDP
   staging_ += u.staging.nbytes();
   max_staging_ = std::max(max_staging_, staging_);
-  u.reducing = comm_->reduce_scatter_sum(shard_grads_[unit], u.staging);
+  if (precision_.reduce == torch::kFloat) {
+    u.reducing = comm_->reduce_scatter_sum(shard_grads_[unit], u.staging);
+  } else {
+    u.reduced_chunk = torch::empty({u.chunk}, u.staging.options());
+    u.reducing = comm_->reduce_scatter_sum(u.reduced_chunk, u.staging);
+  }
   in_flight_.push_back(unit);
   u.reduced = true;
   free_params(unit);  // every node that used them has run: the unit's backward is over
@@ -270,6 +358,11 @@ void FullyShardedUnits::wait_reduce(std::size_t unit) {
   auto& u = *units_[unit];
   if (u.reducing.valid()) comm_->wait(u.reducing);
   u.reducing = Pending();
+  if (u.reduced_chunk.defined()) {  // the fp32 shard gradient from the reduce dtype's
+    torch::NoGradGuard no_grad;
+    shard_grads_[unit].copy_(u.reduced_chunk);
+    u.reduced_chunk = torch::Tensor();
+  }
   staging_ -= u.staging.defined() ? u.staging.nbytes() : 0;
   u.staging = torch::Tensor();
   in_flight_.erase(std::remove(in_flight_.begin(), in_flight_.end(), unit), in_flight_.end());
@@ -281,10 +374,24 @@ void FullyShardedUnits::zero_grad() {
     u->reduced = false;
     std::fill(u->arrived.begin(), u->arrived.end(), 0);
     for (auto& p : u->params) p.mutable_grad() = torch::Tensor();
+    u->accumulated = torch::Tensor();
   }
 }
 
+void FullyShardedUnits::set_sync(bool on) {
+  sync_ = on;
+  if (!on) accumulated_ = true;
+}
+
 void FullyShardedUnits::finish_gradient_sync() {
+  if (!sync_) {
+    // Units whose parameters did not all get a gradient (the hooks added the
+    // others'): what they got goes into their buffers too.
+    for (std::size_t i = units_.size(); i-- > 0;)
+      if (units_[i]->ready > 0) accumulate(i);
+    for (std::size_t i = 0; i < units_.size(); ++i) free_params(i);
+    return;
+  }
   // Units the hooks did not reduce (a parameter without a gradient), last first, as backward would.
   for (std::size_t i = units_.size(); i-- > 0;)
     if (!units_[i]->reduced) reduce(i);
@@ -333,9 +440,15 @@ int64_t FullyShardedUnits::parameter_count() const {
 DeviceBytes FullyShardedUnits::device_bytes_needed(MemoryPhase phase) const {
   DeviceBytes need = kept_bytes();
   if (phase == MemoryPhase::evaluation) {
-    for (const auto& u : units_) need.gathered += u->bytes();
+    for (const auto& u : units_) need.gathered += u->bytes() + u->send_bytes();
     return need;
   }
+  const int64_t reduce_size = static_cast<int64_t>(c10::elementSize(precision_.reduce));
+  // Accumulating: every unit's fp32 sum is alive from the first micro-batch
+  // to its reduce (an upper bound: a unit's becomes its copy when it is
+  // reduced in fp32).
+  if (accumulated_)
+    for (const auto& u : units_) need.gradients += u->padded * 4;
   // Backward's peak, at unit u's reduce: u and u - 1 (prefetched) whole,
   // u's full gradients, unit u + 1's copy still in flight, and either u's
   // copy or, before the wait that makes room for it, unit u + 2's; the worst
@@ -343,9 +456,10 @@ DeviceBytes FullyShardedUnits::device_bytes_needed(MemoryPhase phase) const {
   int64_t worst = -1;
   for (std::size_t i = 0; i < units_.size(); ++i) {
     const auto& u = *units_[i];
-    const int64_t gathered = u.bytes() + (i > 0 ? units_[i - 1]->bytes() : 0);
-    const int64_t copy = std::max(u.bytes(), i + 2 < units_.size() ? units_[i + 2]->bytes() : 0);
-    const int64_t staging = u.numel * 4 + copy + (i + 1 < units_.size() ? units_[i + 1]->bytes() : 0);
+    const int64_t gathered = u.bytes() + (i > 0 ? units_[i - 1]->bytes() + units_[i - 1]->send_bytes() : 0);
+    auto copy_of = [&](std::size_t k) { return k < units_.size() ? units_[k]->padded * reduce_size : 0; };
+    const int64_t copy = std::max(copy_of(i), copy_of(i + 2));
+    const int64_t staging = u.numel * u.gather_size + copy + copy_of(i + 1);
     if (gathered + staging > worst) {
       worst = gathered + staging;
       need.gathered = gathered;
@@ -360,7 +474,11 @@ int64_t FullyShardedUnits::held_bytes() const {
   for (std::size_t i = 0; i < units_.size(); ++i) {
     const auto& u = *units_[i];
     tensors.push_back(u.full);  // resized to 0 while sharded
+    tensors.push_back(u.setup);
+    tensors.push_back(u.send);
     tensors.push_back(u.staging);
+    tensors.push_back(u.reduced_chunk);
+    tensors.push_back(u.accumulated);
     tensors.push_back(shards_[i]);
     tensors.push_back(shard_grads_[i]);
     for (const auto& p : u.params) tensors.push_back(p.grad());
@@ -375,8 +493,9 @@ int64_t FullyShardedUnits::parameter_bytes() const {
 }
 
 std::unique_ptr<GradientSync> make_gradient_sync(SequenceClassifier model, std::shared_ptr<Communicator> comm,
-                                                 const DataParallelOptions& options) {
-  if (options.sharding == Sharding::parameters) return std::make_unique<FullyShardedUnits>(model, comm, options);
+                                                 const DataParallelOptions& options, Precision precision) {
+  if (options.sharding == Sharding::parameters)
+    return std::make_unique<FullyShardedUnits>(model, comm, options, unit_precision(precision));
   return std::make_unique<DataParallel>(model->parameters(), comm, options);
 }
 

@@ -22,10 +22,27 @@
 //             with no batch at all joins those gathers in join_evaluation().
 //             The row frees them all as training resumes (end_evaluation);
 //             the next training forward's first unit does too (a backstop).
-// One backward per zero_grad(): a unit is reduced once, when its ready count
-// reaches its size, so a second backward's gradients would never be reduced.
-// Gradient accumulation (accumulate=K) is not implemented: a second backward
-// before zero_grad() throws (refuse_second_backward).
+// One backward per zero_grad() with sync on: a unit is reduced once, when
+// its ready count reaches its size, so a second backward's gradients would
+// never be reduced; a second backward with sync on throws
+// (refuse_second_backward, naming accumulate).
+// Gradient accumulation (set_sync(false), FSDP's no_sync): a backward with
+// sync off keeps each unit's gradients whole on this rank, added into an
+// fp32 buffer of the whole unit (padded) as backward leaves it, with no
+// collective; the next backward with sync on adds its own and
+// reduce-scatters the sum once. That costs the whole unsharded gradients
+// (4 bytes a parameter) from the first micro-batch to the K-th's reduce, as
+// FSDP's no_sync does; the modelled training figure includes them once sync
+// has been turned off.
+// Mixed precision (UnitPrecision, FSDP's MixedPrecision param_dtype /
+// reduce_dtype): under bf16-mixed (and fp16-mixed) the fp32 shards stay the
+// optimizer's master; a unit is gathered by casting this rank's shard to the
+// compute dtype (a send buffer of one chunk) and all-gathering in that dtype,
+// so the unit is held whole at 2 bytes a parameter, and its parameters
+// compute in that dtype (autocast then has no weight cast to save for
+// backward); their gradients (compute dtype) are copied into a staging
+// buffer of the reduce dtype, reduce-scattered and land in the fp32 shard
+// gradient. fp32: every buffer fp32, exactly as before.
 // Layout: per unit one flat buffer of its parameters, padded to a multiple of
 // the world size; the parameters are views into it (their storage is the
 // buffer's, so resizing it frees or restores every view); rank r owns chunk r.
@@ -37,6 +54,7 @@
 #include <string>
 #include <vector>
 
+#include "core/measure/precision.h"
 #include "core/model/classifier.h"
 #include "core/train/fused_adam.h"
 #include "scenarios/parallel/communicator.h"
@@ -45,19 +63,49 @@
 
 namespace ftb::dist {
 
+// What a unit is gathered, held and computed in, and what its gradients are
+// reduce-scattered in (FSDP's MixedPrecision(param_dtype, reduce_dtype)).
+// The shards, their gradients and Adam's state are fp32 whatever these say.
+struct UnitPrecision {
+  torch::ScalarType gather = torch::kFloat;  // param_dtype
+  torch::ScalarType reduce = torch::kFloat;  // reduce_dtype
+};
+// A row's precision: fp32 -> fp32 / fp32; bf16-mixed -> bf16 / fp32;
+// fp16-mixed -> fp16 / fp32. The reduce dtype is fp32 in every precision:
+// FSDP's default (reduce_dtype None) reduces in param_dtype and Lightning's
+// FSDPPrecision in bf16 / fp16, but a sum over ranks in bf16 (8 bits of
+// mantissa) is where mixed precision loses most; Megatron
+// (grad_reduce_in_fp32), OLMo's "mixed" and FSDP2's documentation ("gradient
+// reduction in full precision while using low precision for compute")
+// reduce in fp32, as ddp's all-reduce of fp32 gradients does here. It costs
+// fp32 staging (4 bytes a parameter of the unit being reduced).
+UnitPrecision unit_precision(Precision precision);
+// "fp32" | "bf16" | "fp16" (what the report records).
+std::string dtype_name(torch::ScalarType t);
+
 class FullyShardedUnits : public GradientSync, public UnitHooks {
  public:
   // The model's parameters (fp32, on the communicator's device) are
-  // re-pointed into per-unit buffers and the model's unit hooks set to this
-  // (unset again by the destructor). options.sharding is ignored (parameters).
-  FullyShardedUnits(SequenceClassifier model, std::shared_ptr<Communicator> comm, DataParallelOptions options);
+  // re-pointed into per-unit buffers (of precision.gather: the parameters'
+  // dtype becomes it) and the model's unit hooks set to this (unset again by
+  // the destructor). options.sharding is ignored (parameters).
+  FullyShardedUnits(SequenceClassifier model, std::shared_ptr<Communicator> comm, DataParallelOptions options,
+                    UnitPrecision precision = {});
   ~FullyShardedUnits() override;
   FullyShardedUnits(const FullyShardedUnits&) = delete;
   FullyShardedUnits& operator=(const FullyShardedUnits&) = delete;
 
   void broadcast_parameters(int root = 0) override;
   void zero_grad() override;
+  // Sync on: units the hooks did not reduce, and a wait for every reduce.
+  // Sync off: what a unit whose parameters did not all get a gradient
+  // received is added to its buffer; no collective.
   void finish_gradient_sync() override;
+  // Accumulation (see the top of this file). Local: no collective; every
+  // rank must turn it the same way before the same backward.
+  void set_sync(bool on) override;
+  bool sync() const override { return sync_; }
+  const UnitPrecision& precision() const { return precision_; }
   std::vector<torch::Tensor> local_grads() const override;
   void step(const torch::Tensor& found_inf = {}) override;
   // Every unit gathered (gather_all) where the others gathered at their
@@ -89,13 +137,17 @@ class FullyShardedUnits : public GradientSync, public UnitHooks {
   // the set-up (which holds the whole model once, as a model loaded before
   // sharding).
   int64_t max_gathered_bytes() const { return max_gathered_; }
-  // Each unit's bytes whole (padded to the world size), in forward order.
+  // Each unit's bytes whole (padded to the world size, in the gather dtype),
+  // in forward order.
   std::vector<int64_t> unit_bytes() const;
   // Training, at its peak in backward (a unit's reduce): the unit and the
-  // one below it (prefetched) whole, the unit's full gradients, the unit
-  // above's copy in flight and either their copy or (before the wait that
-  // makes room) the copy of the unit two above, for the worst unit. Evaluation:
-  // every unit whole on top of the shards.
+  // one below it (prefetched, with its send buffer under mixed precision)
+  // whole, the unit's full gradients (compute dtype), the unit above's copy
+  // (reduce dtype) in flight and either their copy or (before the wait that
+  // makes room) the copy of the unit two above, for the worst unit; once
+  // sync has been turned off, every unit's accumulated fp32 gradients too.
+  // Evaluation: every unit whole (and, under mixed precision, every send
+  // buffer, issued together) on top of the shards.
   DeviceBytes device_bytes_needed(MemoryPhase phase) const override;
   using GradientSync::device_bytes_needed;
   int64_t held_bytes() const override;
@@ -119,6 +171,7 @@ class FullyShardedUnits : public GradientSync, public UnitHooks {
   void gather(std::size_t unit);  // whole on return
   void free_params(std::size_t unit);
   void on_grad_ready(std::size_t unit, std::size_t param);
+  void accumulate(std::size_t unit);  // sync off: its gradients into its fp32 buffer
   void reduce(std::size_t unit);
   void wait_reduce(std::size_t unit);
   void note(const std::string& what, std::size_t unit);
@@ -126,6 +179,7 @@ class FullyShardedUnits : public GradientSync, public UnitHooks {
   SequenceClassifier model_;
   std::shared_ptr<Communicator> comm_;
   DataParallelOptions options_;
+  UnitPrecision precision_;
   std::vector<std::unique_ptr<Unit>> units_;
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;
   std::vector<std::size_t> in_flight_;  // units whose reduce-scatter runs, oldest first
@@ -133,13 +187,16 @@ class FullyShardedUnits : public GradientSync, public UnitHooks {
   std::unique_ptr<FusedAdam> adam_;
   std::unique_ptr<HostOptimizer> host_;
   bool sharded_ = false;
+  bool sync_ = true, accumulated_ = false;  // accumulated_: sync was turned off once (the model counts its buffers)
   int64_t gathered_ = 0, max_gathered_ = 0, staging_ = 0, max_staging_ = 0;
 };
 
 // The strategy options.sharding names: FullyShardedUnits for parameters
-// (zero3), else DataParallel over the model's parameters (ddp, sharded,
-// zero2), with or without offload. What the rows, Fabric and the tests build.
+// (zero3, in unit_precision(precision)), else DataParallel over the model's
+// parameters (ddp, sharded, zero2: fp32 parameters, autocast casts), with or
+// without offload. What the rows, Fabric and the tests build.
 std::unique_ptr<GradientSync> make_gradient_sync(SequenceClassifier model, std::shared_ptr<Communicator> comm,
-                                                 const DataParallelOptions& options);
+                                                 const DataParallelOptions& options,
+                                                 Precision precision = Precision::fp32);
 
 }  // namespace ftb::dist
