@@ -4,6 +4,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/files.h"
+#include "core/base/text_format.h"
 #include "core/base/interrupt.h"
 #include "core/measure/device.h"
 #include "core/measure/op_profiler.h"
@@ -48,7 +49,9 @@ OpProfile described(OpProfile p, const RunConfig& c, const std::string& row, con
            (p.device ? "CPU operators and CUDA kernels through CUPTI" : "CPU operators") + ")" + who +
            ", each step's range ending with a wait for the device; self times of host operators on every thread";
   std::cerr << "[" << row << "] profiled " << p.steps << " steps (untimed): " << p.wall_s << " s, operators "
-            << p.host_ops_s << " s" << (p.trace.empty() ? "" : ", trace " + p.trace) << "\n";
+            << p.host_ops_s << " s"
+            << (p.cpu_wait_s ? ", waited for a CPU " + format_double("%.3g", *p.cpu_wait_s) + " s" : std::string())
+            << (p.trace.empty() ? "" : ", trace " + p.trace) << "\n";
   return p;
 }
 

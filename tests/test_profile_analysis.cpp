@@ -55,6 +55,53 @@ TEST_CASE("summarize_profile: self times by nesting, the phase of each operator,
   CHECK(back.host[1].phase == "optimizer");
 }
 
+// A gradient hook's range (scenarios/parallel/grad_ready_hook.h) inside
+// autograd's AccumulateGrad, holding a copy and, inside a phase range opened
+// in the hook, a collective's issue and its wait (communicator.cpp's
+// ranges). Ranges are transparent: the hook's self time is its span minus
+// the three operators (18 ms), and the step's operators add up to the
+// outermost operator's span (40 ms), nothing counted twice. Fails on the
+// summary before issue 29's coverage work, which took the phase range's
+// whole span off the hook and gave the ops inside it no parent (34 ms: the
+// 6 ms inside the phase between the ops lost), and if the hook or the wait
+// were not communication.
+TEST_CASE("summarize_profile: a hook's range with a phase inside it is counted once, as communication") {
+  const std::vector<ProfileEvent> events = {
+      host(ftb::profiler_step_name(2), 0, 100, true),
+      host("backward", 10, 90, true),
+      host("autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 20, 60),
+      host("ftb::dist::grad_ready_hook", 22, 58),
+      host("aten::copy_", 24, 30),
+      host("grad_comm", 32, 50, true),
+      host("c10d::allreduce_", 34, 40),
+      host("c10d::wait", 42, 48)};
+  const ftb::OpProfile p = ftb::summarize_profile(events, /*device=*/false);
+  CHECK(p.host_ops_s == doctest::Approx(0.040));
+  double hook = -1, wait = -1;
+  for (const auto& o : p.host) {
+    if (o.name == "ftb::dist::grad_ready_hook") hook = o.self_s;
+    if (o.name == "c10d::wait") wait = o.self_s;
+  }
+  CHECK(hook == doctest::Approx(0.018));
+  CHECK(wait == doctest::Approx(0.006));
+  double communication = 0;
+  for (const auto& c : ftb::profile_categories(p, false))
+    if (c.category == OpCategory::communication) communication = c.step_s;
+  CHECK(communication == doctest::Approx(0.030));  // hook 18 + allreduce 6 + wait 6
+}
+
+// Fails if the run delay (cpu_wait_s) were lost on the way through JSON, or
+// written where it was not measured.
+TEST_CASE("op profile: cpu_wait_s is kept where measured and absent where not") {
+  ftb::OpProfile p = ftb::summarize_profile({host(ftb::profiler_step_name(2), 0, 100, true)}, false);
+  CHECK_FALSE(ftb::to_json(p).contains("cpu_wait_s"));
+  CHECK_FALSE(ftb::op_profile_from_json(ftb::to_json(p), "p").cpu_wait_s);
+  p.cpu_wait_s = 0.012;
+  const auto back = ftb::op_profile_from_json(ftb::to_json(p), "p");
+  REQUIRE(back.cpu_wait_s);
+  CHECK(*back.cpu_wait_s == doctest::Approx(0.012));
+}
+
 // Fails if device idle were not the step's time outside the union of kernels.
 TEST_CASE("summarize_profile: device busy and idle inside each step") {
   std::vector<ProfileEvent> events = {host(ftb::profiler_step_name(1), 0, 100, true)};
@@ -85,6 +132,8 @@ TEST_CASE("op_category: the rule table and the optimizer phase") {
   CHECK(ftb::op_category("aten::mul", "optimizer", false) == OpCategory::optimizer);
   CHECK(ftb::op_category("aten::copy_", "optimizer", false) == OpCategory::copies);
   CHECK(ftb::op_category("c10d::allreduce_", "grad_comm", false) == OpCategory::communication);
+  CHECK(ftb::op_category("c10d::wait", "optimizer", false) == OpCategory::communication);
+  CHECK(ftb::op_category("ftb::dist::grad_ready_hook", "backward", false) == OpCategory::communication);
   CHECK(ftb::op_category("sm90_xmma_gemm_f32f32", "", true) == OpCategory::matmul);
   CHECK(ftb::op_category("void at::native::vectorized_elementwise_kernel<4>", "", true) == OpCategory::elementwise_norm);
   CHECK(ftb::op_category("void multi_tensor_apply_kernel<...>", "", true) == OpCategory::optimizer);

@@ -26,6 +26,11 @@ std::vector<OpStat> sorted(const std::map<Key, OpStat>& by_key) {
 // runs backward on a thread of its own), each thread's nested by time: a
 // child lies inside its parent; an operator's self = own time - its child
 // operators'; a range (ours) is no operator, it names the phase inside it.
+// Ranges are transparent: an operator inside a range inside an operator
+// (a phase opened in a gradient hook) is the outer operator's child, and the
+// range's own time is no operator's child, so the self times of a thread add
+// up to the time its outermost operators cover, never more (nothing counted
+// twice, nothing lost inside a range that an operator encloses).
 void add_host(const std::vector<const ProfileEvent*>& events, std::map<std::pair<std::string, std::string>, OpStat>& ops,
               double& total) {
   std::map<uint64_t, std::vector<const ProfileEvent*>> by_thread;
@@ -44,8 +49,12 @@ void add_host(const std::vector<const ProfileEvent*>& events, std::map<std::pair
           phase[i] = list[*it]->name;
           break;
         }
-      if (!open.empty() && !list[open.back()]->range && list[i]->end_ns <= list[open.back()]->end_ns)
-        child_ns[open.back()] += static_cast<double>(list[i]->end_ns - list[i]->start_ns);
+      if (!list[i]->range)
+        for (auto it = open.rbegin(); it != open.rend(); ++it)
+          if (!list[*it]->range && list[i]->end_ns <= list[*it]->end_ns) {  // the innermost operator around it
+            child_ns[*it] += static_cast<double>(list[i]->end_ns - list[i]->start_ns);
+            break;
+          }
       open.push_back(i);
     }
     for (std::size_t i = 0; i < list.size(); ++i) {
@@ -155,6 +164,7 @@ nlohmann::json to_json(const OpProfile& p) {
                       {"host", ops_to_json(p.host)},
                       {"trace", p.trace},
                       {"note", p.note}};
+  if (p.cpu_wait_s) j["cpu_wait_s"] = *p.cpu_wait_s;
   if (p.device) {
     j["device_busy_s"] = p.device_busy_s;
     j["device_idle_s"] = p.device_idle_s;
@@ -173,6 +183,7 @@ OpProfile op_profile_from_json(const nlohmann::json& j, const std::string& where
   p.host = ops_from_json(f.array("host"), f.name("host"));
   p.trace = f.string("trace");
   p.note = f.string("note");
+  if (f.has("cpu_wait_s")) p.cpu_wait_s = f.number("cpu_wait_s");
   if (p.device) {
     p.device_busy_s = f.number("device_busy_s");
     p.device_idle_s = f.number("device_idle_s");

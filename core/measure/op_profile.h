@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,11 @@ struct OpProfile {
   int64_t steps = 0;          // steady training steps profiled (after the warm-up steps)
   double wall_s = 0;          // those steps' wall time, summed (the step ranges of the trace)
   double host_ops_s = 0;      // sum of the host operators' self times
+  // Time the thread running the steps was runnable but waited for a CPU
+  // (the kernel's run delay, /proc/thread-self/schedstat), summed over the
+  // steps: another process's load, inside operators or between them; absent
+  // where the kernel does not say (no schedstat).
+  std::optional<double> cpu_wait_s;
   bool device = false;        // device activities recorded (CUDA through CUPTI)
   double device_busy_s = 0;   // union of device activity inside the steps
   double device_idle_s = 0;   // the steps' wall time with no device activity (launch gaps, host waits)

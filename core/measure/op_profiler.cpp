@@ -48,6 +48,19 @@ std::vector<ProfileEvent> plain_events(const prof::ProfilerResult& result) {
   return out;
 }
 
+// This thread's run delay so far: the time it was runnable but waited for a
+// CPU (the second field of /proc/thread-self/schedstat, ns); -1 where the
+// kernel has no schedstat. Read at the step's edges only (two small reads a
+// step, outside the step's range).
+int64_t thread_run_delay_ns() {
+  std::FILE* f = std::fopen("/proc/thread-self/schedstat", "r");
+  if (!f) return -1;
+  unsigned long long on_cpu = 0, waited = 0;
+  const int n = std::fscanf(f, "%llu %llu", &on_cpu, &waited);
+  std::fclose(f);
+  return n == 2 ? static_cast<int64_t>(waited) : -1;
+}
+
 }  // namespace
 
 void write_gzip_file(const std::string& path, const std::string& text) {
@@ -85,6 +98,7 @@ void StepProfiler::before_step(int64_t step) {
   // Untimed pass: the device's wait here keeps the previous step's kernels
   // out of this step's range.
   synchronize(request_.device);
+  wait_at_start_ns_ = thread_run_delay_ns();
   step_range_ = std::make_unique<at::RecordFunction>(at::RecordScope::USER_SCOPE);
   const std::string name = profiler_step_name(step);
   if (step_range_->isActive()) step_range_->before(std::string_view(name), c10::ArrayRef<const c10::IValue>{});
@@ -94,6 +108,9 @@ void StepProfiler::after_step(int64_t step) {
   if (!running_ || !step_range_) return;
   synchronize(request_.device);  // the step's kernels inside its range
   step_range_.reset();           // ends the range
+  const int64_t waited = thread_run_delay_ns();
+  if (waited < 0 || wait_at_start_ns_ < 0) cpu_wait_known_ = false;
+  else cpu_wait_ns_ += waited - wait_at_start_ns_;
   if (step == request_.first_step + request_.steps - 1) stop();
 }
 
@@ -102,6 +119,7 @@ void StepProfiler::stop() {
   running_ = false;
   finished_ = true;
   profile_ = summarize_profile(plain_events(*result), request_.device.is_cuda());
+  if (cpu_wait_known_ && profile_.steps > 0) profile_.cpu_wait_s = static_cast<double>(cpu_wait_ns_) / 1e9;
   profile_.trace = request_.trace_path;
   if (request_.trace_path.empty()) return;
   const bool gz = request_.trace_path.size() > 3 &&

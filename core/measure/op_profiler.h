@@ -53,6 +53,11 @@ class StepProfiler {
   bool running_ = false, finished_ = false;
   std::unique_ptr<at::RecordFunction> step_range_;
   OpProfile profile_;
+  // The stepping thread's run delay (op_profile.h, cpu_wait_s): at the
+  // current step's start, and summed over the steps; -1 = unknown.
+  int64_t wait_at_start_ns_ = -1;
+  int64_t cpu_wait_ns_ = 0;
+  bool cpu_wait_known_ = true;
 };
 
 // Makes `profiler` the one this thread's training loop reports to, for the

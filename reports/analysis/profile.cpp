@@ -31,7 +31,9 @@ const std::vector<Rule>& rules() {
   static const std::vector<Rule> r = {
       {OpCategory::communication,
        {"c10d::", "nccl", "gloo", "allreduce", "all_reduce", "allgather", "all_gather", "reduce_scatter",
-        "reducescatter", "broadcast", "record_param_comms"}},
+        "reducescatter", "broadcast", "record_param_comms",
+        // gradient hooks: ours (scenarios/parallel/grad_ready_hook.h), DDP's reducer, FSDP's
+        "grad_ready_hook", "ddp.reducer", "_post_backward_hook"}},
       {OpCategory::copies,
        {"aten::copy_", "aten::to", "aten::_to_copy", "memcpy", "memset", "aten::contiguous", "aten::clone",
         "aten::index_put", "pin_memory"}},
