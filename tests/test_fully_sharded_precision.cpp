@@ -340,4 +340,44 @@ TEST_CASE("zero3 accumulation: 3 micro-batches with sync off, off, on equal one 
   }
 }
 
+
+// The rows with accumulate=3 (run_data_parallel drives set_sync): zero3 and
+// zero3_offload train as ddp does with accumulate=3 (fp32: losses within
+// 1e-5), and zero3's modelled training figure grows by the whole fp32
+// gradients it holds meanwhile (4 bytes a padded parameter: world size x
+// the shard's bytes), which the tracked peak stays within. Fails where the
+// row's set_sync(false) is refused (GradientSync's default), where the
+// model leaves the sums out (the tracked peak then exceeds it), or where
+// they are not held (the tracked peak would not grow).
+TEST_CASE("zero3 rows with accumulate=3 train as ddp's, holding the whole fp32 gradients the model counts") {
+  auto c = tiny_config();
+  c.dropout = 0;
+  c.world_size = 2;
+  c.batch_size = 4;
+  c.max_steps = 3;
+  c.dp_precision = ftb::Precision::fp32;
+  const auto w1 = ftb::build_workload(c);
+  const auto once = zero3_row(w1, c);
+  c.accumulate = 3;
+  const auto w = ftb::build_workload(c);
+  const auto ddp = zero3_row(w, c, false, ftb::dist::Sharding::none);
+  const auto z3 = zero3_row(w, c);
+  const auto z3_off = zero3_row(w, c, /*offload=*/true);
+  REQUIRE(z3.steps.size() == ddp.steps.size());
+  REQUIRE(z3_off.steps.size() == ddp.steps.size());
+  for (std::size_t i = 0; i < z3.steps.size(); ++i) {
+    CAPTURE(i);
+    CHECK(std::abs(z3.steps[i].loss - ddp.steps[i].loss) < 1e-5);
+    CHECK(std::abs(z3_off.steps[i].loss - ddp.steps[i].loss) < 1e-5);
+  }
+  const auto& m = z3.memory_phases;
+  const int64_t sums = c.world_size * z3.distributed.param_bytes_per_rank;
+  CHECK(m.training.modelled_bytes == once.memory_phases.training.modelled_bytes + sums);
+  for (int rank = 0; rank < 2; ++rank) {
+    CAPTURE(rank);
+    CHECK(m.training.per_rank[rank] <= m.training.modelled_bytes);
+    CHECK(m.training.per_rank[rank] > once.memory_phases.training.per_rank[rank]);
+  }
+}
+
 }  // namespace zero3_precision_test

@@ -444,10 +444,10 @@ DeviceBytes FullyShardedUnits::device_bytes_needed(MemoryPhase phase) const {
     return need;
   }
   const int64_t reduce_size = static_cast<int64_t>(c10::elementSize(precision_.reduce));
-  // Accumulating: every unit's fp32 sum is alive from the first micro-batch
-  // to its reduce (an upper bound: a unit's becomes its copy when it is
-  // reduced in fp32).
-  if (accumulated_)
+  // Accumulating (accumulate=K > 1, or sync turned off once): every unit's
+  // fp32 sum is alive from the first micro-batch to its reduce (an upper
+  // bound: a unit's becomes its copy when it is reduced in fp32).
+  if (accumulated_ || options_.accumulate > 1)
     for (const auto& u : units_) need.gradients += u->padded * 4;
   // Backward's peak, at unit u's reduce: u and u - 1 (prefetched) whole,
   // u's full gradients, unit u + 1's copy still in flight, and either u's

@@ -32,8 +32,9 @@
 // collective; the next backward with sync on adds its own and
 // reduce-scatters the sum once. That costs the whole unsharded gradients
 // (4 bytes a parameter) from the first micro-batch to the K-th's reduce, as
-// FSDP's no_sync does; the modelled training figure includes them once sync
-// has been turned off.
+// FSDP's no_sync does; the modelled training figure (what max_device_bytes
+// checks) includes them where options.accumulate > 1 (or once sync has been
+// turned off).
 // Mixed precision (UnitPrecision, FSDP's MixedPrecision param_dtype /
 // reduce_dtype): under bf16-mixed (and fp16-mixed) the fp32 shards stay the
 // optimizer's master; a unit is gathered by casting this rank's shard to the
@@ -144,8 +145,8 @@ class FullyShardedUnits : public GradientSync, public UnitHooks {
   // one below it (prefetched, with its send buffer under mixed precision)
   // whole, the unit's full gradients (compute dtype), the unit above's copy
   // (reduce dtype) in flight and either their copy or (before the wait that
-  // makes room) the copy of the unit two above, for the worst unit; once
-  // sync has been turned off, every unit's accumulated fp32 gradients too.
+  // makes room) the copy of the unit two above, for the worst unit; with
+  // accumulate > 1 (or once sync was off), every unit's fp32 sum too.
   // Evaluation: every unit whole (and, under mixed precision, every send
   // buffer, issued together) on top of the shards.
   DeviceBytes device_bytes_needed(MemoryPhase phase) const override;
