@@ -21,6 +21,7 @@
 #include "core/train/run_config.h"
 #include "core/train/train_step.h"
 #include "core/train/workload.h"
+#include "reports/analysis/parity.h"
 #include "scenarios/cuda_graph.h"
 #include "scenarios/parallel/data_parallel.h"
 #include "scenarios/parallel/distributed_row.h"
@@ -419,4 +420,18 @@ TEST_CASE("config: accumulate is a key of the table and the report, >= 1, and th
   // A step of K*B examples must fit the training split.
   c.accumulate = 1000;
   CHECK_THROWS_WITH(ftb::check_trains(w, c, 1), doctest::Contains("accumulate=1000"));
+}
+
+// The table's "Every row:" line: fails where a report of accumulate=K reads
+// as batch B (a reader comparing it with another run's batch B steps would
+// be misled); an older report without the key reads as before.
+TEST_CASE("the table says a step is accumulate micro-batches") {
+  ftb::Report report;
+  report.config = ftb::to_json(tiny_config());
+  CHECK(ftb::shared_settings(report).find("batch 8 per rank, max_length") == 0);
+  report.config.erase("accumulate");
+  CHECK(ftb::shared_settings(report).find("batch 8 per rank, max_length") == 0);
+  report.config["accumulate"] = 4;
+  CHECK(ftb::shared_settings(report).find("micro-batch 8 per rank, accumulate 4 (an optimizer step: 4 micro-batches") ==
+        0);
 }

@@ -87,6 +87,20 @@ TEST_CASE("run_config: bucketing needs padding=longest, and says so naming bucke
                        ftb::InputError);
 }
 
+// Fails on a config without the key (unknown key), or one that accepts 0
+// (a step of no micro-batch) or a non-number.
+TEST_CASE("run_config: accumulate is an integer >= 1, named when it is not") {
+  auto c = ftb::preset_config("smoke");
+  CHECK(c.accumulate == 1);
+  ftb::apply_override(c, "accumulate=4");
+  CHECK(c.accumulate == 4);
+  ftb::validate(c);
+  CHECK_THROWS_WITH_AS(ftb::apply_override(c, "accumulate=x"), doctest::Contains("accumulate: \"x\" is not a valid number"),
+                       ftb::InputError);
+  ftb::apply_override(c, "accumulate=0");
+  CHECK_THROWS_WITH_AS(ftb::validate(c), doctest::Contains("accumulate: must be >= 1"), ftb::InputError);
+}
+
 TEST_CASE("run_config: the JSON form keeps numbers as numbers") {
   auto j = ftb::to_json(ftb::preset_config("paper"));
   CHECK(j.at("batch_size").is_number());

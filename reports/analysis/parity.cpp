@@ -61,7 +61,15 @@ std::string shared_settings(const Report& report) {
   if (const auto w = c.find("workload"); w != c.end() && w->is_object() && w->contains("data_source") &&
                                          (*w)["data_source"].is_string())
     data = (*w)["data_source"].get<std::string>();
-  return "batch " + text("batch_size") + " per rank, max_length " + text("max_length") + ", padding " +
+  // accumulate=K (absent in older reports: 1): a step is K micro-batches.
+  const std::string accumulate = text("accumulate");
+  const std::string batch =
+      accumulate == "?" || accumulate == "1"
+          ? "batch " + text("batch_size") + " per rank"
+          : "micro-batch " + text("batch_size") + " per rank, accumulate " + accumulate +
+                " (an optimizer step: " + accumulate + " micro-batches; a step's samples are " + accumulate +
+                " x batch x ranks)";
+  return batch + ", max_length " + text("max_length") + ", padding " +
          text("padding") + ", data " + data + ", " + text("epochs") + " epoch(s)" +
          (text("max_steps") != "0" && text("max_steps") != "?" ? " of at most " + text("max_steps") + " steps" : "") +
          (c.contains("allocator") ? ", malloc " + text("allocator") : "");
