@@ -176,6 +176,8 @@ json distributed_to_json(const ScenarioResult::Distributed& d) {
   if (d.nodes > 0) j["nodes"] = d.nodes;
   if (!d.hosts.empty()) j["hosts"] = d.hosts;
   for (const auto& [name, e] : d.error_handling) j["error_handling"][name] = {{"value", e.value}, {"set_by", e.set_by}};
+  if (!d.gather_dtype.empty()) j["gather_dtype"] = d.gather_dtype;
+  if (!d.reduce_dtype.empty()) j["reduce_dtype"] = d.reduce_dtype;
   return j;
 }
 
@@ -229,6 +231,9 @@ ScenarioResult::Distributed distributed_from_json(const json& j, const std::stri
       d.error_handling[name] = {one.string("value"), one.string("set_by")};
     }
   }
+  // Added with zero3's mixed precision (v5, optional).
+  if (f.has("gather_dtype")) d.gather_dtype = f.string("gather_dtype");
+  if (f.has("reduce_dtype")) d.reduce_dtype = f.string("reduce_dtype");
   return d;
 }
 // {"clock": ..., "times": {phase: {"seconds", "share"}}}; share of the sum of

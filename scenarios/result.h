@@ -140,6 +140,11 @@ struct ScenarioResult {
       bool operator==(const EnvSetting& o) const { return value == o.value && set_by == o.set_by; }
     };
     std::map<std::string, EnvSetting> error_handling{};
+    // zero3 (FSDP's MixedPrecision): the dtype its units were all-gathered,
+    // held whole and computed in (param_dtype) and its gradients
+    // reduce-scattered in (reduce_dtype): "fp32" | "bf16" | "fp16"; "" = not
+    // recorded (the other strategies, reports before it).
+    std::string gather_dtype{}, reduce_dtype{};
     int64_t param_bytes_per_rank = 0;     // parameter storage on the device
     int64_t host_bytes_per_rank = 0;      // offload: master shard, its gradients and Adam's state on the host
     int64_t offload_bytes_per_step = 0;   // offload: device-to-host + host-to-device copies per step

@@ -17,6 +17,8 @@
 #include "core/train/workload.h"
 #include "scenarios/parallel/distributed_row.h"
 #include "scenarios/parallel/fully_sharded.h"
+#include "scenarios/result.h"
+#include "reports/views/memory_table.h"
 #include "tests/counting_allocator.h"
 #include "tests/rank_threads.h"
 #include "tests/skip.h"
@@ -378,6 +380,42 @@ TEST_CASE("zero3 rows with accumulate=3 train as ddp's, holding the whole fp32 g
     CHECK(m.training.per_rank[rank] <= m.training.modelled_bytes);
     CHECK(m.training.per_rank[rank] > once.memory_phases.training.per_rank[rank]);
   }
+}
+
+
+// What ran is recorded: distributed.gather_dtype / reduce_dtype on zero3's
+// rows (bf16 / fp32 under bf16-mixed, fp32 / fp32 in fp32), absent on the
+// other strategies; they survive the report's JSON, and the memory table's
+// strategy cell names them where the units were not gathered in fp32. Fails
+// where the row does not record them (empty), the JSON drops them, or the
+// table shows a bf16 row as plain zero3.
+TEST_CASE("zero3's gather and reduce dtypes are recorded in the report and shown by the memory table") {
+  auto c = tiny_config();
+  c.dropout = 0;
+  c.world_size = 2;
+  c.max_steps = 1;
+  const auto w = ftb::build_workload(c);
+  c.dp_precision = ftb::Precision::bf16_mixed;
+  const auto bf16 = zero3_row(w, c);
+  const auto ddp = zero3_row(w, c, false, ftb::dist::Sharding::none);
+  c.dp_precision = ftb::Precision::fp32;
+  const auto fp32 = zero3_row(w, c);
+  CHECK(bf16.distributed.gather_dtype == "bf16");
+  CHECK(bf16.distributed.reduce_dtype == "fp32");
+  CHECK(fp32.distributed.gather_dtype == "fp32");
+  CHECK(fp32.distributed.reduce_dtype == "fp32");
+  CHECK(ddp.distributed.gather_dtype.empty());
+  const auto back = ftb::result_from_json(ftb::to_json(bf16));
+  CHECK(back.distributed.gather_dtype == "bf16");
+  CHECK(back.distributed.reduce_dtype == "fp32");
+  CHECK_FALSE(ftb::to_json(ddp).at("distributed").contains("gather_dtype"));
+  ftb::Report report;
+  report.results = {bf16, fp32};
+  const auto t = ftb::memory_table(report);
+  REQUIRE(t);
+  REQUIRE(t->rows.size() == 3);
+  CHECK(t->rows[1][1] == "zero3 (bf16 gathers, fp32 reduce)");
+  CHECK(t->rows[2][1] == "zero3");
 }
 
 }  // namespace zero3_precision_test

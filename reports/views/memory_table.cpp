@@ -66,7 +66,12 @@ std::optional<ResultTable> memory_table(const Report& report) {
     auto cell = [&](double measured, double MemoryModel::*field) {
       return modelled ? pair(measured, m.*field) : mib(measured);
     };
-    t.rows.push_back({r.scenario, d.strategy, std::to_string(r.world_size),
+    // zero3 under mixed precision: what its units were gathered and its
+    // gradients reduced in (FSDP's param_dtype / reduce_dtype).
+    const bool mixed_gathers = !d.gather_dtype.empty() && d.gather_dtype != "fp32";
+    const std::string strategy =
+        mixed_gathers ? d.strategy + " (" + d.gather_dtype + " gathers, " + d.reduce_dtype + " reduce)" : d.strategy;
+    t.rows.push_back({r.scenario, strategy, std::to_string(r.world_size),
                       cell(static_cast<double>(d.param_bytes_per_rank), &MemoryModel::params),
                       cell(static_cast<double>(d.grad_bytes_per_rank), &MemoryModel::grads),
                       cell(state_on_device, &MemoryModel::optimizer),
@@ -89,7 +94,10 @@ std::optional<ResultTable> memory_table(const Report& report) {
       "(parameters, gradients, optimizer state, gathered units, staging copies) read back from their storages "
       "at its hook points, the most a rank had; for the state kept between steps it reads the same storages as "
       "the columns before it, so ddp's and every evaluation but zero3's equal the state by construction; "
-      "activations and autocast's bf16/fp16 casts are not seen, so a bf16-mixed row shows what fp32 does. "
+      "activations and autocast's bf16/fp16 casts are not seen, so a bf16-mixed row of ddp, sharded or zero2 "
+      "shows what fp32 does; zero3 under bf16-mixed (fp16-mixed) gathers its units in bf16 (fp16) from its fp32 "
+      "shards, as FSDP's MixedPrecision param_dtype, and reduces in fp32 (the strategy cell says so): its units "
+      "whole are half fp32's and no weight casts are made. "
       "zero3's evaluation holds every unit whole. Activations are not in the model: peak MiB is the row's "
       "measured peak (a CPU's resident memory, every rank's process alike).\n";
   return t;

@@ -166,6 +166,10 @@ void fill_distributed(ScenarioResult& r, const dist::GradientSync& dp, dist::Com
   d.nodes = dist::node_count(d.hosts);
   for (const auto& [name, mode] : comm.error_handling())
     d.error_handling[name] = {mode.value, to_string(mode.set_by)};
+  if (const auto* units = dynamic_cast<const dist::FullyShardedUnits*>(&dp)) {  // zero3: what it gathered and reduced in
+    d.gather_dtype = dist::dtype_name(units->precision().gather);
+    d.reduce_dtype = dist::dtype_name(units->precision().reduce);
+  }
   d.param_bytes_per_rank = dp.parameter_bytes();
   d.host_bytes_per_rank = dp.host_bytes();
   d.offload_bytes_per_step = dp.offload_bytes_per_step();
