@@ -34,6 +34,31 @@ assert rows["zero2"]["distributed"]["comm_fallback"].startswith("reduce_scatter 
 assert rows["ddp"]["distributed"]["comm_fallback"] == "", rows["ddp"]["distributed"]
 PY
     grep -q "| ddp " "$tmp/out" || fail "no ddp row in the printed table" ;;
+  dist_accumulate)
+    # accumulate=2 (issue 28): a single-process row and a row of ranks train
+    # with it, the report's config and table say so, and a step is an
+    # optimizer step of 2 micro-batches (samples = 2 x batch x ranks a step).
+    # Fails on a build without the key (exit 2), rows that ignore it in the
+    # loader (half the samples), or a table that calls the micro-batch the batch.
+    "$ftbench" run --scenarios baseline,ddp,cuda_graph --world-size 2 --device cpu --out "$tmp/o" "${tiny[@]}" \
+      batch_size=16 accumulate=2 >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(tail -3 "$tmp/err")"
+    python3 - "$tmp/o/report.json" <<'PY' || fail "the accumulate=2 report is wrong"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["config"]["accumulate"] == 2 and r["config"]["batch_size"] == 16, r["config"]
+rows = {x["scenario"]: x for x in r["results"]}
+train = r["config"]["workload"]["train_examples"]
+for name, ranks in (("baseline", 1), ("ddp", 2)):
+    x = rows[name]
+    assert x["status"] == "ok", (name, x["reason"])
+    step = 2 * 16 * ranks  # an optimizer step's samples over all ranks
+    steps = min(3, train // step)  # max_steps=3; drop_last
+    assert steps >= 2 and x["throughput"]["train_samples"] == steps * step, (name, train, x["throughput"])
+# On a CPU the CUDA-graph row is skipped for want of CUDA (its accumulate
+# reason is unit-tested: test_accumulate); skipped, never run or dropped.
+assert rows["cuda_graph"]["status"] == "skipped" and rows["cuda_graph"]["reason"], rows["cuda_graph"]
+PY
+    grep -q "micro-batch 16 per rank, accumulate 2" "$tmp/o/table.md" || fail "table.md does not say accumulate" ;;
   dist_kill_rank)
     # One rank SIGKILLed mid-epoch: the run ends non-zero within 60 s, names
     # the rank and the signal, leaves no process, and the report is whole.
