@@ -143,7 +143,15 @@ PY
   regress_what_changed)
     # Five nights on a CPU of family 23, tonight two runs 20 % slower on family 25 under the same
     # model name ("AMD EPYC"): the regression names the family first (issue 29), the commit last.
-    for n in 1 2 3 4 5; do fake_report "$tmp/r$n.json" $n 1.0 'r["environment"]["cpu"]["family"] = 23'; done
+    # Night 5 and night 6 (after the change point below) carry a profile of baseline (`run --profile`):
+    # aten::addmm 40 ms a profiled step, then 70 ms.
+    profile() {
+      echo 'next(x for x in r["results"] if x["scenario"] == "baseline")["profile"] = {"steps": 1, "wall_s": '"$1"',
+        "host_ops_s": '"$2"', "device": False, "trace": "", "note": "synthetic",
+        "host": [{"name": "aten::addmm", "phase": "forward", "calls": 1, "self_s": '"$2"'}]}'
+    }
+    for n in 1 2 3 4; do fake_report "$tmp/r$n.json" $n 1.0 'r["environment"]["cpu"]["family"] = 23'; done
+    fake_report "$tmp/r5.json" 5 1.0 'r["environment"]["cpu"]["family"] = 23' "$(profile 0.1 0.04)"
     "$ftbench" history add "$tmp/h.db" "$tmp"/r?.json >/dev/null || fail "add failed"
     fake_report "$tmp/t1.json" 9 0.80 'r["environment"]["cpu"]["family"] = 25'
     fake_report "$tmp/t2.json" 10 0.80 'r["environment"]["cpu"]["family"] = 25'
@@ -158,11 +166,15 @@ PY
     expect_error 2 "$tmp/lr.json: preset or config differs" \
       "$ftbench" regress --history "$tmp/h.db" --current "$tmp/t1.json" "$tmp/lr.json"
     # history show: the change point where the nights moved names the family too.
-    for n in 6 7 8; do fake_report "$tmp/s$n.json" $n 0.80 'r["environment"]["cpu"]["family"] = 25'; done
+    fake_report "$tmp/s6.json" 6 0.80 'r["environment"]["cpu"]["family"] = 25' "$(profile 0.13 0.07)"
+    for n in 7 8; do fake_report "$tmp/s$n.json" $n 0.80 'r["environment"]["cpu"]["family"] = 25'; done
     "$ftbench" history add "$tmp/h.db" "$tmp"/s?.json >/dev/null || fail "add slow nights failed"
     "$ftbench" history show "$tmp/h.db" --scenario baseline >"$tmp/out" 2>"$tmp/err" || fail "show: $(cat "$tmp/err")"
     grep -A1 '^- -[0-9.]* % between c005' "$tmp/out" | grep -q '^  - cpu.family (processor): 23 -> 25$' ||
-      fail "the change point does not name the family first: $(cat "$tmp/out")" ;;
+      fail "the change point does not name the family first: $(cat "$tmp/out")"
+    # ... and, with a profile on each side, the operator that grew (fails on a history show without it).
+    grep -q '^    - operator aten::addmm (matmul): 40.0 -> 70.0 ms a profiled step (+30.0 ms, 100 % of the step.s change)$' \
+      "$tmp/out" || fail "the change point does not name aten::addmm: $(cat "$tmp/out")" ;;
   *) fail "unknown case" ;;
 esac
 echo "ok [$case_name]"
