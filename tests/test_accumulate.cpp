@@ -253,8 +253,10 @@ TEST_CASE("accumulate_gradients: the backward sees the step's last micro-batch o
 
 // Each fails on a row whose step ignores accumulate: the loader's batch of
 // K*B then trains as one batch (the same numbers), so the losses computed
-// are counted too (K a training step); or on one that scales or accumulates
-// wrongly (the fp32 figures differ from the whole batch's).
+// are counted too (K a training step); or on one that drops or repeats a
+// micro-batch (the fp32 figures differ from the whole batch's). A missing
+// 1/K scale Adam all but hides (it divides by the gradients' own scale): the
+// shared step's test above compares gradients for that.
 TEST_CASE("single-process rows: accumulate=3 at batch B equals accumulate=1 at batch 3B (plain, amp_bf16, trainer, bucketed, fused_adam)") {
   for (const char* row : {"baseline", "amp_bf16", "trainer", "bucketed", "fused_adam"}) {
     CAPTURE(row);
@@ -320,15 +322,15 @@ TEST_CASE("rows that cannot accumulate say why: the CUDA-graph rows, the Python 
 // Fails on a strategy whose sync-off backwards lose or reduce gradients
 // wrongly (zero2 dropping the first micro-batches' full gradients, ddp
 // reducing the buffer K times: losses differ), or whose K-th backward is
-// refused (the row fails). ddp's all-reduce bytes per step fail where no_sync
-// did not skip (K reductions a step: K times the bytes).
-TEST_CASE("ddp, sharded, zero2, zero2_offload: accumulate=3 on 2 ranks equals one process on the 2*3*B batch") {
+// refused (the row fails). The reduce bytes per step fail where sync-off did
+// not skip (K reductions a step: K times the bytes).
+TEST_CASE("every data-parallel strategy: accumulate=3 on 2 ranks equals one process on the 2*3*B batch") {
   auto p = configs(distributed_config(), 4);
   auto single = p.whole;
   single.batch_size = 2 * 4 * static_cast<int>(kK);
   const auto w = ftb::build_workload(single);
   for (const auto strategy : {ftb::Strategy::ddp, ftb::Strategy::sharded, ftb::Strategy::zero2,
-                              ftb::Strategy::zero2_offload}) {
+                              ftb::Strategy::zero2_offload, ftb::Strategy::zero3, ftb::Strategy::zero3_offload}) {
     CAPTURE(ftb::to_string(strategy));
     ftb::ScenarioResult accumulated, ranks_whole;
     const int64_t losses_accumulated =
@@ -347,10 +349,19 @@ TEST_CASE("ddp, sharded, zero2, zero2_offload: accumulate=3 on 2 ranks equals on
     CHECK(std::abs(accumulated.epochs.back().val_loss - one.epochs.back().val_loss) < kTolerance);
     CHECK(std::abs(accumulated.test_loss - one.test_loss) < kTolerance);
     CHECK(accumulated.test_acc == one.test_acc);
-    // One reduce per optimizer step, whatever K: the same bytes as without accumulation.
+    // One reduce per optimizer step, whatever K: the same bytes as without
+    // accumulation. zero3 gathers its units for every micro-batch's forward
+    // and backward: K times the all-gathers (of the micro-batch's rows).
     const auto& bytes = accumulated.distributed.collective_bytes_per_step;
+    const auto& whole_bytes = ranks_whole.distributed.collective_bytes_per_step;
     CHECK(!bytes.empty());
-    CHECK(bytes == ranks_whole.distributed.collective_bytes_per_step);
+    const bool zero3 = ftb::dist::sharding_of(strategy) == ftb::dist::Sharding::parameters;
+    for (const auto& [name, n] : whole_bytes) {
+      CAPTURE(name);
+      REQUIRE(bytes.count(name) == 1);
+      CHECK(bytes.at(name) == (zero3 && name == "all_gather" ? kK * n : n));
+    }
+    CHECK(bytes.size() == whole_bytes.size());
   }
 }
 
@@ -360,7 +371,7 @@ TEST_CASE("ddp, sharded, zero2, zero2_offload: accumulate=3 on 2 ranks equals on
 TEST_CASE("fabric with no_backward_sync (accumulate=3) trains as the scenario it wraps") {
   auto p = configs(distributed_config(), 4);
   const auto w = ftb::build_workload(p.accumulated);
-  for (const char* strategy : {"ddp", "zero2"}) {
+  for (const char* strategy : {"ddp", "zero2", "zero3"}) {
     CAPTURE(strategy);
     auto c = p.accumulated;
     c.fabric_strategy = ftb::parse_choice<ftb::Strategy>(strategy, "fabric_strategy");
