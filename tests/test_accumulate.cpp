@@ -21,6 +21,7 @@
 #include "core/train/run_config.h"
 #include "core/train/train_step.h"
 #include "core/train/workload.h"
+#include "reports/analysis/history.h"
 #include "reports/analysis/parity.h"
 #include "scenarios/cuda_graph.h"
 #include "scenarios/parallel/data_parallel.h"
@@ -445,4 +446,16 @@ TEST_CASE("the table says a step is accumulate micro-batches") {
   report.config["accumulate"] = 4;
   CHECK(ftb::shared_settings(report).find("micro-batch 8 per rank, accumulate 4 (an optimizer step: 4 micro-batches") ==
         0);
+}
+
+// History's series: fails where adding the key started a new series for
+// every run at accumulate=1 (the hash of a report without the key differs),
+// or where accumulate=2 joined the series of accumulate=1.
+TEST_CASE("history: accumulate=1 keeps a series going across the version that added the key; 2 is another") {
+  auto config = ftb::to_json(tiny_config());
+  auto older = config;
+  older.erase("accumulate");
+  CHECK(ftb::config_hash(config) == ftb::config_hash(older));
+  config["accumulate"] = 2;
+  CHECK(ftb::config_hash(config) != ftb::config_hash(older));
 }

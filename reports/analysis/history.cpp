@@ -257,6 +257,10 @@ json hashed_config(const json& config) {
     }
     if (parent && parent->is_object()) parent->erase(rest);
   }
+  // accumulate (added 2026-12, issue 28) changes what a step is, so it is
+  // hashed where set; at its default, 1, it is left out: a series goes on
+  // across the version that added the key (older reports lack it).
+  if (const auto a = c.find("accumulate"); a != c.end() && *a == 1) c.erase(a);
   return c;
 }
 

@@ -26,7 +26,8 @@
 //                compact JSON) without the keys that do not change what is
 //                measured: out, repeats, scenarios, workload.prep_time_s,
 //                workload.data_hash (series go on across the version that added it),
-//                profile (the untimed profiling pass changes no figure).
+//                profile (the untimed profiling pass changes no figure);
+//                accumulate where it is 1 (the default older reports lack).
 //   report_hash  FNV-1a 64 of the whole report JSON (keys sorted, compact):
 //                adding the same report again is idempotent (nothing added,
 //                the existing run named), whatever its file name or spacing.
