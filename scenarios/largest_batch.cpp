@@ -7,7 +7,9 @@
 // the row's setup, reported in extra.search_s and never in the row's wall
 // time; the batches tried are in extra.search. One search per configuration
 // and device in a process (later repeats reuse it: extra.search_reused); the
-// row trains at kLargestBatchFraction of the batch found (extra.batch_found). CUDA only: a CPU's memory
+// row trains at kLargestBatchFraction of the batch found (extra.batch_found);
+// with accumulate=K that is the micro-batch (the search's two steps are
+// one micro-batch's each), K of them a step. CUDA only: a CPU's memory
 // does not refuse an allocation cleanly (the system swaps, then kills), so a
 // search there would take the machine down rather than find a limit.
 #include "scenarios/largest_batch.h"
@@ -101,7 +103,9 @@ std::string search_key(const Workload& w, const RunConfig& c, const torch::Devic
 
 ScenarioResult run_largest_batch(const Workload& w, const RunConfig& config, const ScenarioContext& ctx) {
   const auto device = resolve_device(config.device);
-  const int64_t cap = std::min<int64_t>(kBatchCap, static_cast<int64_t>(w.train.size()));
+  // A step takes accumulate micro-batches of the batch searched for: all of
+  // them must fit the training split.
+  const int64_t cap = std::min<int64_t>(kBatchCap, static_cast<int64_t>(w.train.size()) / config.accumulate);
   bool reused = false;
   const BatchSearch& s = search_once(search_key(w, config, device, cap), [&] {
     BatchSearch out;
