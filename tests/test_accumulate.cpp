@@ -451,7 +451,7 @@ TEST_CASE("fabric with no_backward_sync (accumulate=3) trains as the scenario it
 
 // Fails on a strategy that reduces inside no_sync, or on the old code (every
 // backward after the first refused).
-TEST_CASE("set_sync(false): no collective during the first K-1 backwards, one reduce on the K-th; misuse refused") {
+TEST_CASE("set_sync(false): no collective during the first K-1 backwards, one reduce on the K-th, misuse refused") {
   run_ranks(2, [&](const ftb::DistEnv& e) {
     auto comm = ftb::dist::Communicator::create(e, torch::kCPU, std::chrono::milliseconds(30000), "test/accumulate");
     auto model = tiny_model();
@@ -508,7 +508,7 @@ TEST_CASE("the table says a step is accumulate micro-batches") {
 // History's series: fails where adding the key started a new series for
 // every run at accumulate=1 (the hash of a report without the key differs),
 // or where accumulate=2 joined the series of accumulate=1.
-TEST_CASE("history: accumulate=1 keeps a series going across the version that added the key; 2 is another") {
+TEST_CASE("history: accumulate=1 keeps a series going across the version that added the key, 2 is another") {
   auto config = ftb::to_json(tiny_config());
   auto older = config;
   older.erase("accumulate");
