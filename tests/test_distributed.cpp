@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <exception>
 #include <functional>
@@ -687,18 +688,28 @@ TEST_CASE("zero3's tracked bytes within a counting CPU allocator's peak, in fp32
     ftb::ScenarioResult r;
   };
   // The training steps' window (the first epoch's), the same for both ranks:
-  // the first rank to start training resets the peak, the first to end reads it.
+  // it opens when every rank has started training (the last to arrive resets
+  // the peak; the others wait for it), the first to end reads it. A rank
+  // whose broadcast returned first must not open it while the other still
+  // holds its set-up's whole model (zero3 under bf16-mixed: the fp32 whole
+  // and the bf16 units), freed inside the window: the window's figure then
+  // fell below one rank's (seen as 163,836 against 242,560 tracked).
   struct TrainingWindow : ftb::LoopCallback {
     std::mutex mu;
-    int started = 0, ended = 0;
+    std::condition_variable all_started;
+    int world = 1, started = 0, ended = 0;
     int64_t start_live = 0, peak = 0, before = 0;  // before: the row's peak up to the window
     void on_train_start(const ftb::LoopState&) override {
-      std::lock_guard<std::mutex> lock(mu);
-      if (started++ > 0) return;
+      std::unique_lock<std::mutex> lock(mu);
+      if (++started < world) {
+        all_started.wait(lock, [&] { return started >= world; });
+        return;
+      }
       auto& a = CountingCpuAllocator::instance();
       before = a.peak();
       start_live = a.live();
       a.reset_peak();
+      all_started.notify_all();
     }
     void on_epoch_steps(const ftb::LoopState&, const std::vector<ftb::StepRecord>&) override {
       std::lock_guard<std::mutex> lock(mu);
@@ -715,6 +726,7 @@ TEST_CASE("zero3's tracked bytes within a counting CPU allocator's peak, in fp32
     const int64_t baseline = a.live();
     a.reset_peak();
     TrainingWindow window;
+    window.world = world;
     ftb::ScenarioContext ctx;
     ctx.callbacks = {&window};
     run_ranks(world, [&](const ftb::DistEnv& e) {

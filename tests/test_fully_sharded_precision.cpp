@@ -217,10 +217,14 @@ TEST_CASE("zero3 in bf16-mixed: a counting CPU allocator's training peak drops t
     });
     return window.peak;
   };
+  // The least of three runs: now and then something outside the step (seen:
+  // 52,096 bytes once in five) allocates inside the window.
   int64_t tracked_fp32 = 0, tracked_bf16 = 0;
-  const int64_t fp32 = run(ftb::Precision::fp32, &tracked_fp32);
-  if (fp32 == 0) FTB_SKIP_CASE("LibTorch did not take the counting CPU allocator (c10::SetCPUAllocator)");
-  const int64_t bf16 = run(ftb::Precision::bf16_mixed, &tracked_bf16);
+  const int64_t first = run(ftb::Precision::fp32, &tracked_fp32);
+  if (first == 0) FTB_SKIP_CASE("LibTorch did not take the counting CPU allocator (c10::SetCPUAllocator)");
+  const int64_t fp32 = std::min({first, run(ftb::Precision::fp32, &tracked_fp32), run(ftb::Precision::fp32, &tracked_fp32)});
+  const int64_t bf16 = std::min({run(ftb::Precision::bf16_mixed, &tracked_bf16), run(ftb::Precision::bf16_mixed, &tracked_bf16),
+                                 run(ftb::Precision::bf16_mixed, &tracked_bf16)});
   MESSAGE("zero3, 1 rank, counting allocator over training's steps: fp32 " << fp32 << " bytes, bf16-mixed " << bf16
                                                                            << "; tracked " << tracked_fp32 << " / "
                                                                            << tracked_bf16);
