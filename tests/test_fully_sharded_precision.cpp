@@ -422,4 +422,46 @@ TEST_CASE("zero3's gather and reduce dtypes are recorded in the report and shown
   CHECK(t->rows[2][1] == "zero3");
 }
 
+
+// A reduce dtype other than fp32 (FSDP's default where reduce_dtype is None:
+// param_dtype): the gradients are reduce-scattered in bf16 into a chunk of
+// that dtype and copied into the fp32 shard gradient when the reduce is
+// waited for. The first step's shard gradients (the same weights and
+// batches in both runs) then equal the fp32 reduce's within bf16's rounding
+// of the sums (2^-8 relative to the largest: 1e-2 with margin). Fails where
+// the bf16 chunk never reaches the shard gradient (zeros) or lands in the
+// wrong shard.
+TEST_CASE("zero3 with a bf16 reduce dtype lands its sums in the fp32 shard gradients") {
+  auto first_grads = [](ftb::dist::UnitPrecision precision) {
+    torch::Tensor out;
+    run_ranks(2, [&](const ftb::DistEnv& e) {
+      auto comm = ftb_test::join(e, "reduce/" + ftb::dist::dtype_name(precision.reduce));
+      auto model = make_model();
+      ftb::dist::DataParallelOptions o;
+      o.sharding = ftb::dist::Sharding::parameters;
+      o.lr = kLr;
+      ftb::dist::FullyShardedUnits z3(model, comm, o, precision);
+      z3.broadcast_parameters(0);
+      const auto r = rows_of(0, 2 * kB);
+      z3.zero_grad();
+      loss_of(model, r, e.rank * kB, kB, true).backward();
+      z3.finish_gradient_sync();
+      std::vector<torch::Tensor> flat;
+      for (const auto& g : z3.local_grads()) flat.push_back(g.reshape({-1}));
+      if (e.rank == 1) out = torch::cat(flat).clone();  // rank 1: not the chunk a rank-0 mix-up would give
+      z3.step();
+    });
+    return out;
+  };
+  const auto fp32_reduce = first_grads({torch::kBFloat16, torch::kFloat});
+  const auto bf16_reduce = first_grads({torch::kBFloat16, torch::kBFloat16});
+  REQUIRE(fp32_reduce.defined());
+  const double scale = fp32_reduce.abs().max().item<double>();
+  const double apart = (bf16_reduce - fp32_reduce).abs().max().item<double>();
+  MESSAGE("bf16 reduce: shard gradients apart from the fp32 reduce's by " << apart << " (largest " << scale << ")");
+  CHECK(scale > 0);
+  CHECK(apart <= 1e-2 * scale);
+  CHECK(ftb::dist::dtype_name(bf16_reduce.scalar_type()) == "fp32");
+}
+
 }  // namespace zero3_precision_test
