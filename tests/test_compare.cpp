@@ -255,6 +255,28 @@ TEST_CASE("compare: the geometric mean of known ratios, over the rows ok in ever
   CHECK(line_with(md, "| only_a ").find(" not run ") != std::string::npos);
 }
 
+// accumulate (issue 28) is a key older reports lack; they ran at 1. On the
+// old code a report with accumulate=2 against an older one was "recorded in
+// one report only" and comparable (this case's first CHECK_FALSE fails), and
+// accumulate=1 against an older one was listed as a difference-in-waiting.
+TEST_CASE("compare: a config key added later reads as the value older reports ran at") {
+  const json old_report = {{"preset", "quick"}, {"batch_size", 32}};
+  json now = old_report;
+  now["accumulate"] = 2;
+  auto c = ftb::check_configs(old_report, now);
+  CHECK_FALSE(c.comparable());
+  REQUIRE(c.differences.size() == 1);
+  CHECK(ftb::describe(c.differences[0]) == "accumulate (1 vs 2)");
+  CHECK(c.only_one.empty());
+  c = ftb::check_configs(now, old_report);  // either side
+  CHECK_FALSE(c.comparable());
+  now["accumulate"] = 1;
+  c = ftb::check_configs(old_report, now);
+  CHECK(c.comparable());
+  CHECK(c.only_one.empty());
+  CHECK(ftb::config_value_before_key("batch_size") == nullptr);
+}
+
 TEST_CASE("compare: configs differ in run-relevant keys only") {
   const json a = {{"preset", "smoke"}, {"epochs", 3},      {"out", "/x"},    {"repeats", 1}, {"scenarios", json::array()},
                   {"device", "cuda:0"}, {"batch_size", 32.0}, {"workload", {{"train_examples", 4200}, {"prep_time_s", 0.4}}}};

@@ -312,17 +312,23 @@ ConfigCheck check_configs(const json& reference, const json& other) {
     if (irrelevant(key)) continue;
     if (by_content && key == "workload.data_source") continue;
     auto it = b.find(key);
-    if (it == b.end()) {
+    const json* before = config_value_before_key(key);  // a key an older ftbench ran at one value
+    if (it == b.end() && before == nullptr) {
       check.only_one.push_back({key, va, nullptr});
       continue;
     }
-    const json& vb = it->second;
+    const json& vb = it == b.end() ? *before : it->second;
     const bool same = key == "device" ? device_kind(va) == device_kind(vb) : va == vb;  // 32.0 == 32 in nlohmann
     if (!same) check.differences.push_back({key, va, vb});
   }
-  for (const auto& [key, vb] : b)
-    if (!irrelevant(key) && !a.count(key) && !(by_content && key == "workload.data_source"))
+  for (const auto& [key, vb] : b) {
+    if (irrelevant(key) || a.count(key) || (by_content && key == "workload.data_source")) continue;
+    if (const json* before = config_value_before_key(key)) {
+      if (*before != vb) check.differences.push_back({key, *before, vb});
+    } else {
       check.only_one.push_back({key, nullptr, vb});
+    }
+  }
   // The preset first: it explains most of the others.
   std::stable_partition(check.differences.begin(), check.differences.end(),
                         [](const KeyDifference& d) { return d.key == "preset"; });

@@ -257,10 +257,14 @@ json hashed_config(const json& config) {
     }
     if (parent && parent->is_object()) parent->erase(rest);
   }
-  // accumulate (added 2026-12, issue 28) changes what a step is, so it is
-  // hashed where set; at its default, 1, it is left out: a series goes on
-  // across the version that added the key (older reports lack it).
-  if (const auto a = c.find("accumulate"); a != c.end() && *a == 1) c.erase(a);
+  // A key added later (accumulate, issue 28) is hashed where it differs from
+  // the value older reports ran at; at that value it is left out, so a series
+  // goes on across the version that added the key (report.h).
+  for (auto it = c.begin(); it != c.end();) {
+    const json* before = config_value_before_key(it.key());
+    if (before != nullptr && *before == it.value()) it = c.erase(it);
+    else ++it;
+  }
   return c;
 }
 

@@ -26,6 +26,12 @@ namespace ftb {
 
 using nlohmann::json;
 
+const nlohmann::json* config_value_before_key(const std::string& key) {
+  static const std::map<std::string, nlohmann::json> before = {{"accumulate", 1}};
+  const auto it = before.find(key);
+  return it == before.end() ? nullptr : &it->second;
+}
+
 const ScenarioResult* find_result(const Report& report, const std::string& scenario) {
   for (const auto& r : report.results)
     if (r.scenario == scenario) return &r;

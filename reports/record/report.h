@@ -31,6 +31,15 @@ struct Report {
   nlohmann::json run_noise;
 };
 
+// Config keys added after reports were already being written, each with the
+// value every run of an older ftbench had (accumulate, 2026-12: one backward
+// a step). A report without such a key ran at that value: compare judges it
+// so (a report with accumulate=2 against an older one is a difference, not
+// "recorded in one report only") and history leaves the key out of a
+// series' hash at that value, so series go on across the version that added
+// it. nullptr when `key` (a dotted config path) is not one of them.
+const nlohmann::json* config_value_before_key(const std::string& key);
+
 // The result of `scenario` in the report; nullptr when it has none.
 const ScenarioResult* find_result(const Report& report, const std::string& scenario);
 
