@@ -35,8 +35,11 @@ using Clock = std::chrono::steady_clock;
 
 // Each collective's issue and every wait is an operator range in a profile
 // (`run --profile`), named as PyTorch's dispatcher names the c10d ops
-// ("c10d::allreduce_"; the backend is called directly here, so no range
-// would be recorded otherwise): the host time blocked on Gloo/NCCL work and
+// ("c10d::allreduce_"). The backend is called directly here, not through
+// the dispatcher, so the calling thread records no c10d range of its own
+// (Gloo does record gloo:all_reduce etc. as user annotations on its worker
+// threads, but not the time this thread spends handing work over or blocked
+// in wait()): with these ranges the host time blocked on Gloo/NCCL work and
 // spent handing it over is communication in the summary, not untracked. A
 // RecordFunction costs a branch when no profiler is on.
 #define FTB_COMM_RANGE(name) RECORD_FUNCTION(name, c10::ArrayRef<const c10::IValue>{})
