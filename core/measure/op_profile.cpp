@@ -163,7 +163,8 @@ nlohmann::json to_json(const OpProfile& p) {
                       {"device", p.device},
                       {"host", ops_to_json(p.host)},
                       {"trace", p.trace},
-                      {"note", p.note}};
+                      {"note", p.note},
+                      {"summary_version", p.summary_version}};
   if (p.cpu_wait_s) j["cpu_wait_s"] = *p.cpu_wait_s;
   if (p.device) {
     j["device_busy_s"] = p.device_busy_s;
@@ -184,6 +185,7 @@ OpProfile op_profile_from_json(const nlohmann::json& j, const std::string& where
   p.trace = f.string("trace");
   p.note = f.string("note");
   if (f.has("cpu_wait_s")) p.cpu_wait_s = f.number("cpu_wait_s");
+  p.summary_version = f.has("summary_version") ? static_cast<int>(f.integer("summary_version")) : 1;
   if (p.device) {
     p.device_busy_s = f.number("device_busy_s");
     p.device_idle_s = f.number("device_idle_s");

@@ -38,7 +38,16 @@ struct OpStat {
   double self_s = 0;  // host: self time; device: kernel time
 };
 
+// How summarize_profile counts, as an OpProfile records it
+// (summary_version): 1 = before issue 29 (no c10d::* or
+// ftb::dist::grad_ready_hook operators; a range took its whole span off the
+// operator around it), 2 = since. Two profiles summarised by different
+// versions are not compared operator by operator (reports/analysis/profile.h,
+// profile_diff): the new operators would read as growth.
+inline constexpr int kOpSummaryVersion = 2;
+
 struct OpProfile {
+  int summary_version = kOpSummaryVersion;  // JSON: absent = 1 (reports before it)
   int64_t steps = 0;          // steady training steps profiled (after the warm-up steps)
   double wall_s = 0;          // those steps' wall time, summed (the step ranges of the trace)
   double host_ops_s = 0;      // sum of the host operators' self times

@@ -182,6 +182,10 @@ ProfileDiff profile_diff(const OpProfile& a, const OpProfile& b) {
   d.a_step_s = step_wall(a);
   d.b_step_s = step_wall(b);
   d.change_s = d.b_step_s - d.a_step_s;
+  d.a_version = a.summary_version;
+  d.b_version = b.summary_version;
+  d.comparable = a.summary_version == b.summary_version;
+  if (!d.comparable) return d;
   std::map<std::string, double> oa, ob, ca, cb;
   for (const auto& [name, t] : operator_step(a, d.device)) oa[name] = t.step_s;
   for (const auto& [name, t] : operator_step(b, d.device)) ob[name] = t.step_s;
@@ -192,6 +196,12 @@ ProfileDiff profile_diff(const OpProfile& a, const OpProfile& b) {
   return d;
 }
 
+std::string not_comparable_text(const ProfileDiff& d) {
+  if (d.comparable) return "";
+  return "the profiles are not comparable (summarised by different ftbench versions: summary_version " +
+         std::to_string(d.a_version) + " and " + std::to_string(d.b_version) + ")";
+}
+
 std::string describe_diff(const ProfileDiff& d, std::size_t n) {
   auto lines = [&](const std::vector<DiffLine>& v) {
     std::string out;
@@ -200,8 +210,10 @@ std::string describe_diff(const ProfileDiff& d, std::size_t n) {
              format_double("%.0f", 100 * v[i].share) + " %)";
     return out;
   };
-  return "step " + ms(d.a_step_s) + " -> " + ms(d.b_step_s) + " (" + signed_ms(d.change_s) + ", " +
-         (d.device ? "device time" : "host self time") + "); categories: " + lines(d.categories) +
+  const std::string step = "step " + ms(d.a_step_s) + " -> " + ms(d.b_step_s) + " (" + signed_ms(d.change_s) + ", " +
+                           (d.device ? "device time" : "host self time") + ")";
+  if (!d.comparable) return step + "; " + not_comparable_text(d);
+  return step + "; categories: " + lines(d.categories) +
          "; operators: " + lines(d.operators);
 }
 
@@ -213,12 +225,14 @@ nlohmann::json profile_diff_json(const ProfileDiff& d) {
                    {"change_s", l.change_s}, {"share_of_change", l.share}});
     return a;
   };
-  return {{"basis", d.device ? "device time" : "host self time"},
-          {"reference_step_s", d.a_step_s},
-          {"other_step_s", d.b_step_s},
-          {"change_s", d.change_s},
-          {"categories", lines(d.categories)},
-          {"operators", lines(d.operators)}};
+  nlohmann::json j = {{"basis", d.device ? "device time" : "host self time"},
+                      {"reference_step_s", d.a_step_s},
+                      {"other_step_s", d.b_step_s},
+                      {"change_s", d.change_s},
+                      {"categories", lines(d.categories)},
+                      {"operators", lines(d.operators)}};
+  if (!d.comparable) j["not_comparable"] = not_comparable_text(d);
+  return j;
 }
 
 nlohmann::json profile_report_json(const OpProfile& p) {

@@ -63,9 +63,17 @@ struct DiffLine {
 struct ProfileDiff {
   bool device = false;  // device time (both profiles have it), else host self time
   double a_step_s = 0, b_step_s = 0, change_s = 0;
+  // false where the two were summarised by different ftbench versions
+  // (OpProfile::summary_version): then no operator or category lines (an
+  // operator the newer summary names, c10d::wait, would read as growth).
+  bool comparable = true;
+  int a_version = kOpSummaryVersion, b_version = kOpSummaryVersion;
   std::vector<DiffLine> operators, categories;
 };
 ProfileDiff profile_diff(const OpProfile& a, const OpProfile& b);
+// "the profiles are not comparable (summarised by different ftbench
+// versions: summary_version 1 and 2)"; "" where they are.
+std::string not_comparable_text(const ProfileDiff& d);
 
 // One line: "step 12.1 -> 7.9 ms (-4.2 ms): attention -2.1 ms (50 %), matmul ..."
 // with the `n` largest categories and operators.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -283,9 +284,10 @@ using ProfileOf = std::function<std::optional<OpProfile>(const RunRepeats&, cons
 // Operator suspects of a slower row (suspects.h, add_operator_suspects): the
 // newest reference run with a profile of it against tonight's last run with
 // one.
-void add_row_operator_suspects(WhatChanged& w, const std::string& scenario, const std::vector<RunRepeats>& ref,
-                               const std::vector<size_t>& reference_index, const std::vector<Report>& current,
-                               const std::vector<std::string>& where, const ProfileOf& profile_of) {
+void add_row_operator_suspects(WhatChanged& w, const std::string& scenario, double measured_growth,
+                               const std::vector<RunRepeats>& ref, const std::vector<size_t>& reference_index,
+                               const std::vector<Report>& current, const std::vector<std::string>& where,
+                               const ProfileOf& profile_of) {
   std::optional<OpProfile> before, after;
   std::string before_from, after_from;
   for (auto k = reference_index.rbegin(); k != reference_index.rend() && !before; ++k) {
@@ -297,7 +299,7 @@ void add_row_operator_suspects(WhatChanged& w, const std::string& scenario, cons
     after = profile_in(current[k], scenario);
     after_from = k < where.size() ? where[k] : std::string();
   }
-  if (before && after) ftb::add_operator_suspects(w, *before, before_from, *after, after_from);
+  if (before && after) ftb::add_operator_suspects(w, *before, before_from, *after, after_from, measured_growth);
 }
 
 using ThroughputJudge = std::function<void(std::vector<MetricVerdict*>&, const std::vector<std::vector<RunRepeats>>&,
@@ -378,7 +380,10 @@ void judge_scenarios(RegressSummary& s, const std::vector<Report>& current, cons
       if (k < row_refs[i].size()) before.push_back(row_refs[i][k].run.facts);
     v.what_changed = what_changed(before, tonight_facts);
     if (v.metric == o.throughput)
-      add_row_operator_suspects(v.what_changed, v.scenario, row_refs[i], v.reference_index, current, where, profile_of);
+      add_row_operator_suspects(
+          v.what_changed, v.scenario,
+          step_time_growth(v.change, metric_direction(v.metric) == stats::Direction::higher_is_better), row_refs[i],
+          v.reference_index, current, where, profile_of);
   }
 }
 
@@ -706,26 +711,36 @@ std::string regress_markdown(const RegressSummary& s) {
   return out;
 }
 
+Report stored_report(const HistoryStore& store, const HistoryRun& run) {
+  return report_from_json(store.report_json(run.id), run.source + " (history run " + std::to_string(run.id) + ")");
+}
+
 std::optional<OpProfile> stored_profile(const HistoryStore& store, const HistoryRun& run, const std::string& scenario) {
-  // The stored report, read as trend.cpp reads it (the one reader, upgrades included).
-  return profile_in(report_from_json(store.report_json(run.id), run.source + " (history run " + std::to_string(run.id) + ")"),
-                    scenario);
+  return profile_in(stored_report(store, run), scenario);
 }
 
 namespace {
 
 json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
-// The change's 95 % interval: t on the log levels at the test's df (before
-// Holm), as current / reference - 1; null where no test ran.
+// The 95 % interval of current / reference, as compare.json writes its
+// ratios (intervals.h's to_json: median, low, high, coverage, method, min,
+// max, n): t on the log levels at the test's df (before Holm). min and max
+// (compare's most extreme single-run ratios) are not kept by the verdict:
+// null. null where no test ran or the levels had no spread (se 0: p is 1,
+// nothing was tested).
 json change_interval(const MetricVerdict& v) {
-  if (!std::isfinite(v.change) || !std::isfinite(v.se) || !(v.se >= 0) || !(v.df > 0)) return nullptr;
-  const double t = stats::t_quantile(0.975, v.df), center = std::log1p(v.change);
-  return {{"low", std::expm1(center - t * v.se)},
-          {"high", std::expm1(center + t * v.se)},
-          {"coverage", 0.95},
-          {"method", "t on the log levels, df " + (std::isfinite(v.df) ? format_double("%.1f", v.df) : std::string("inf")) +
-                         ", not adjusted for Holm"}};
+  const stats::TBounds b = stats::t_interval(std::log1p(v.change), v.se, v.df, 0.95);
+  if (!std::isfinite(b.low)) return nullptr;
+  stats::Interval i;
+  i.estimate = 1 + v.change;
+  i.low = std::exp(b.low);
+  i.high = std::exp(b.high);
+  i.min = i.max = std::numeric_limits<double>::quiet_NaN();
+  i.n = v.reference_runs + v.current_runs;
+  i.coverage = 0.95;
+  i.method = stats::IntervalMethod::t_over_runs;
+  return to_json(i);
 }
 
 }  // namespace
@@ -748,7 +763,9 @@ json regress_to_json(const RegressSummary& s) {
                 {"change", number_or_null(r.change)},
                 {"interval", change_interval(r)},
                 {"p_one_sided_worse", number_or_null(r.p)},
-                {"df", std::isinf(r.df) ? json("inf") : number_or_null(r.df)},  // inf: the normal (known noise)
+                // As compare.json: a number, null where no test ran (like p) or
+                // infinite (the normal, a known noise; JSON has no infinity).
+                {"df", std::isfinite(r.p) && r.df > 0 ? number_or_null(r.df) : json(nullptr)},
                 {"note", r.note},
                 {"history_steps", r.steps},
                 {"left_out", r.left_out}};

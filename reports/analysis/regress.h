@@ -162,8 +162,10 @@ RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, co
 RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, const std::vector<NamedReport>& tonight,
                                    const RegressOptions& options);
 
-// The profile of `scenario` in a history run's stored report (its
-// report.json read by report_from_json, upgrades included; nullopt: none).
+// A stored run's report, read as every reader of the store reads it
+// (report_from_json, upgrades included; errors name the history run).
+Report stored_report(const HistoryStore& store, const HistoryRun& run);
+// The profile of `scenario` in a history run's stored report (nullopt: none).
 std::optional<OpProfile> stored_profile(const HistoryStore& store, const HistoryRun& run, const std::string& scenario);
 
 std::string regress_markdown(const RegressSummary& s);

@@ -274,16 +274,32 @@ std::vector<std::string> what_changed_lines(const WhatChanged& w) {
       operators = true;
       out.push_back("  - " + s.text());
     }
+  if (!operators && !w.profiles.empty()) out.push_back("- operators: " + w.profiles);
   return out;
 }
 
+double step_time_growth(double change, bool rate) { return rate ? 1 / (1 + change) - 1 : change; }
+
 void add_operator_suspects(WhatChanged& w, const OpProfile& before, const std::string& before_from,
-                           const OpProfile& after, const std::string& after_from) {
+                           const OpProfile& after, const std::string& after_from, double measured_growth) {
   const ProfileDiff d = profile_diff(before, after);
-  if (!(d.change_s > 0)) return;
-  w.profiles = "profiles of " + before_from + " and " + after_from + ", " + format_double("%.1f", 1e3 * d.a_step_s) +
-               " -> " + format_double("%.1f", 1e3 * d.b_step_s) + " ms a " +
-               (d.device ? "profiled step, device time" : "profiled step, host self time");
+  const std::string steps = format_double("%.1f", 1e3 * d.a_step_s) + " -> " +
+                            format_double("%.1f", 1e3 * d.b_step_s) + " ms a " +
+                            (d.device ? "profiled step, device time" : "profiled step, host self time");
+  const std::string from = "profiles of " + before_from + " and " + after_from;
+  if (!d.comparable) {
+    w.profiles = from + ": " + not_comparable_text(d);
+    return;
+  }
+  // The profiled step must show the slowdown the repeats measured (at least
+  // half of it): a profiled step that grew 0.1 % by noise names nothing.
+  const double profiled_growth = d.a_step_s > 0 ? d.b_step_s / d.a_step_s - 1 : 0;
+  if (!(d.change_s > 0) || !(profiled_growth >= kProfiledShareOfSlowdown * measured_growth)) {
+    w.profiles = from + ": the profiled steps do not show the slowdown (" + steps + ", measured " +
+                 format_double("%+.1f", 100 * measured_growth) + " % a step)";
+    return;
+  }
+  w.profiles = from + ", " + steps;
   int added = 0;
   for (const auto& line : d.operators) {
     if (added == 3) break;

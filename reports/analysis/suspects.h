@@ -92,19 +92,32 @@ WhatChanged what_changed(const std::vector<RunFacts>& before, const std::vector<
 // (`run --profile`; `from` names the runs they come from): the operators
 // whose time a profiled step grew, largest change first (at most three),
 // appended to w.suspects, and w.profiles saying which profiles and steps.
-// Nothing when the profiled step did not grow. `regress` (beside a
-// regression) and `history show` (at a change point) both use this one.
-// A profile is an untimed pass of a few steps: it names where a slowdown
+// `measured_growth` is the slowdown the repeats measured, as the relative
+// growth of the step time (0.25: a step takes 25 % longer;
+// step_time_growth). Operators are named only where the profiled step grew
+// by at least half of it (kProfiledShareOfSlowdown); otherwise w.profiles
+// says the profiled steps do not show the slowdown, and where the two
+// profiles were summarised by different ftbench versions
+// (OpProfile::summary_version) that they are not comparable. `regress`
+// (beside a regression) and `history show` (at a change point) both use this
+// one. A profile is an untimed pass of a few steps: it names where a slowdown
 // the repeats measured went, it does not measure one.
+inline constexpr double kProfiledShareOfSlowdown = 0.5;
 void add_operator_suspects(WhatChanged& w, const OpProfile& before, const std::string& before_from,
-                           const OpProfile& after, const std::string& after_from);
+                           const OpProfile& after, const std::string& after_from, double measured_growth);
+// A measured relative change of a metric as the relative growth of the step
+// time: a rate (higher is better) that changed by -0.2 is a step 25 % longer;
+// a time's change is its own.
+double step_time_growth(double change, bool rate);
 // The profile of `scenario` in a report as read (nullopt: none, or one
 // without steps).
 std::optional<OpProfile> profile_in(const Report& report, const std::string& scenario);
 
 // Markdown lines (each "- ..."): the environment suspects, or "- no recorded
 // fact differs (N compared)", then one line naming the facts not recorded on
-// every side, then the operator suspects with the profiles they come from.
+// every side, then the operator suspects with the profiles they come from
+// (or, where no operator is named, one line saying why: the profiles do not
+// show the slowdown, or are not comparable).
 std::vector<std::string> what_changed_lines(const WhatChanged& w);
 // The same as JSON (regress.json): environment suspects {key, group, before,
 // after}, operator suspects {name, category, before_step_s, after_step_s,

@@ -36,8 +36,7 @@ class NightVerdicts {
   MetricVerdict of(const HistoryRun& run, const std::string& scenario) {
     auto it = rows_.find(run.id);
     if (it == rows_.end()) {
-      const Report report =
-          report_from_json(store_.report_json(run.id), run.source + " (history run " + std::to_string(run.id) + ")");
+      const Report report = stored_report(store_, run);
       const RunKey key{run.machine, run.preset, run.config_hash};
       it = rows_.emplace(run.id, judge_vs_history(store_, report, key, run.report_hash, &run, options_).rows).first;
     }
@@ -75,7 +74,7 @@ MetricVerdict threshold_verdict(const std::vector<RunRepeats>& series, size_t i,
 // profile of the row (`run --profile`); nothing when a side has none.
 void add_change_point_operators(WhatChanged& w, const HistoryStore& store, const std::string& scenario,
                                 const std::vector<RunRepeats>& series, const std::vector<size_t>& before,
-                                const std::vector<size_t>& after) {
+                                const std::vector<size_t>& after, double measured_growth) {
   std::optional<OpProfile> a, b;
   std::string a_from, b_from;
   for (auto k = before.rbegin(); k != before.rend() && !a; ++k)
@@ -83,7 +82,7 @@ void add_change_point_operators(WhatChanged& w, const HistoryStore& store, const
   if (!a) return;
   for (auto k = after.begin(); k != after.end() && !b; ++k)
     if ((b = stored_profile(store, series[*k].run, scenario))) b_from = series[*k].run.source;
-  if (b) add_operator_suspects(w, *a, a_from, *b, b_from);
+  if (b) add_operator_suspects(w, *a, a_from, *b, b_from, measured_growth);
 }
 
 std::vector<TrendPoint> trend(const HistoryStore& store, const std::string& scenario,
@@ -133,8 +132,10 @@ std::vector<TrendPoint> trend(const HistoryStore& store, const std::string& scen
         }
         at.what_changed = what_changed(before, after);
         // A slowdown of a rate (or a time that grew): the operators that grew with it.
-        if (metric_direction(m) == stats::Direction::higher_is_better ? at.step < 0 : at.step > 0)
-          add_change_point_operators(at.what_changed, store, scenario, series, before_runs, after_runs);
+        const bool rate = metric_direction(m) == stats::Direction::higher_is_better;
+        if (rate ? at.step < 0 : at.step > 0)
+          add_change_point_operators(at.what_changed, store, scenario, series, before_runs, after_runs,
+                                     step_time_growth(at.step, rate));
       }
     }
   }

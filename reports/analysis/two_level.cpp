@@ -230,10 +230,19 @@ LevelDifference compare_levels(const std::vector<double>& a, const std::vector<d
   const double t = d.diff / d.se;
   d.p_down = t_cdf(t, d.df);
   d.p_up = t_cdf(-t, d.df);
-  const double q = t_quantile(1 - (1 - level) / 2, d.df);
-  d.low = d.diff - q * d.se;
-  d.high = d.diff + q * d.se;
+  const TBounds bounds = t_interval(d.diff, d.se, d.df, level);
+  d.low = bounds.low;
+  d.high = bounds.high;
   return d;
+}
+
+TBounds t_interval(double estimate, double se, double df, double level) {
+  TBounds b;
+  if (!std::isfinite(estimate) || !std::isfinite(se) || !(se > 0) || !(df > 0)) return b;
+  const double q = t_quantile(1 - (1 - level) / 2, df);
+  b.low = estimate - q * se;
+  b.high = estimate + q * se;
+  return b;
 }
 
 std::string to_string(RunVerdict v) {

@@ -23,6 +23,14 @@ namespace ftb::stats {
 // Student's t: CDF and quantile; df = infinity (or > 1e6) is the normal.
 double t_cdf(double t, double df);
 double t_quantile(double p, double df);
+// The two-sided `level` t interval of an estimate with standard error `se`
+// at `df` degrees of freedom: estimate -+ t_{(1 + level) / 2, df} se (the one
+// implementation: compare_levels, regress.json). NaN bounds unless se > 0,
+// df > 0 and the estimate is finite (no spread, or no test: no interval).
+struct TBounds {
+  double low = std::numeric_limits<double>::quiet_NaN(), high = std::numeric_limits<double>::quiet_NaN();
+};
+TBounds t_interval(double estimate, double se, double df, double level);
 
 // n * Var(median of n iid N(0, 1)) by a deterministic simulation (200,000
 // medians, fixed seed, standard error about 0.3 %); 1 for n <= 2, pi/2 (with

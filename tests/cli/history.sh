@@ -86,7 +86,9 @@ j = json.load(open(sys.argv[1]))
 assert j["schema"] == "ftbench.regress/1" and j["regressed"] is True, j
 row = next(r for r in j["rows"] if r["scenario"] == "baseline" and r["metric"] == "train_samples_per_s")
 assert row["verdict"] == "regressed" and row["gating"] is True, row
-assert row["p_one_sided_worse"] < 0.005 and row["interval"]["low"] < row["change"] < row["interval"]["high"] < 0, row
+ci = row["interval"]  # of current / reference, as compare.json's ratios
+assert row["p_one_sided_worse"] < 0.005 and ci["low"] < 1 + row["change"] < ci["high"] < 1, row
+assert abs(ci["median"] - (1 + row["change"])) < 1e-9 and ci["method"] == "t over runs", row
 assert isinstance(row["what_changed"]["environment"], list), row
 PY
     # Against one baseline run: no verdict is claimed (one run a side says nothing of the run-to-run noise).
