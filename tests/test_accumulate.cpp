@@ -27,6 +27,7 @@
 #include "scenarios/parallel/data_parallel.h"
 #include "scenarios/parallel/distributed_row.h"
 #include "scenarios/parallel/fabric.h"
+#include "scenarios/parallel/fully_sharded.h"
 #include "scenarios/parallel/launcher.h"
 #include "scenarios/registry.h"
 #include "tests/skip.h"
@@ -201,7 +202,7 @@ ftb::RunConfig distributed_config() {
 
 }  // namespace
 
-TEST_CASE("split_micro_batches: K slices of consecutive rows, the whole batch's padded length") {
+TEST_CASE("split_micro_batches: K slices of consecutive rows, padded to max_length as the batch was") {
   const auto b = batch_of(0, 9);
   const auto micro = ftb::split_micro_batches(b, 3);
   REQUIRE(micro.size() == 3);
@@ -215,6 +216,50 @@ TEST_CASE("split_micro_batches: K slices of consecutive rows, the whole batch's 
   CHECK(ftb::split_micro_batches(b, 1).front().input_ids.data_ptr() == b.input_ids.data_ptr());
   CHECK_THROWS_AS(ftb::split_micro_batches(b, 10), std::invalid_argument);
   CHECK_THROWS_AS(ftb::split_micro_batches(b, 0), std::invalid_argument);
+}
+
+// Padded to the longest row (padding=longest, the quick preset's, bucketed
+// and fastest), each micro-batch is cut to its own longest row, as Lightning,
+// HF Trainer and DeepSpeed pad each micro-batch of B: fails on a split that
+// keeps the step's longest (widths 9, 9, 9 here, the old split_micro_batches),
+// so accumulate=K rows computed and held activations at the step's longest.
+// Padding is masked: the gradients still equal the whole batch's.
+TEST_CASE("split_micro_batches under padding=longest: each micro-batch padded to its own longest row") {
+  ftb::TokenizedSplit split;
+  const std::vector<int> lengths{3, 4, 9, 5, 2, 2};
+  auto g = at::make_generator<at::CPUGeneratorImpl>(11);
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    const auto ids = torch::randint(1, 60, {lengths[i]}, g, torch::kLong);
+    split.input_ids.emplace_back(ids.data_ptr<int64_t>(), ids.data_ptr<int64_t>() + lengths[i]);
+    split.labels.push_back(static_cast<int64_t>(i % 2));
+  }
+  ftb::LoaderOptions o;
+  o.batch_size = 6, o.shuffle = false, o.prefetch = 0, o.padding = ftb::Padding::longest, o.max_length = 16;
+  ftb::BatchLoader loader(split, o);
+  loader.start_epoch(0);
+  const auto b = loader.next();
+  REQUIRE(b.has_value());
+  REQUIRE(b->input_ids.size(1) == 9);
+  const auto micro = ftb::split_micro_batches(*b, kK);
+  REQUIRE(micro.size() == 3);
+  CHECK(micro[0].input_ids.sizes() == torch::IntArrayRef({2, 4}));
+  CHECK(micro[1].input_ids.sizes() == torch::IntArrayRef({2, 9}));
+  CHECK(micro[2].input_ids.sizes() == torch::IntArrayRef({2, 2}));
+  CHECK(micro[2].attention_mask.sizes() == torch::IntArrayRef({2, 2}));
+  CHECK(torch::equal(micro[0].input_ids, b->input_ids.narrow(0, 0, 2).narrow(1, 0, 4)));
+  // Padded to max_length, every micro-batch keeps that length.
+  o.padding = ftb::Padding::max_length;
+  ftb::BatchLoader fixed(split, o);
+  fixed.start_epoch(0);
+  for (const auto& m : ftb::split_micro_batches(*fixed.next(), kK)) CHECK(m.input_ids.size(1) == 16);
+  auto accumulated = tiny_model();
+  auto whole = tiny_model();
+  auto adam_a = ftb::make_adam(accumulated->parameters(), 1e-3, ftb::AdamKernel::loop);
+  auto adam_w = ftb::make_adam(whole->parameters(), 1e-3, ftb::AdamKernel::loop);
+  const auto out_a = ftb::train_step(accumulated, *adam_a, *b, kK);
+  const auto out_w = ftb::train_step(whole, *adam_w, *b);
+  CHECK(std::abs(out_a.loss.item<double>() - out_w.loss.item<double>()) < kTolerance);
+  CHECK(max_abs_diff(grads_of(accumulated), grads_of(whole)) < 1e-6);
 }
 
 // Fails on a step that does not scale each micro-batch's loss by its share
@@ -450,29 +495,52 @@ TEST_CASE("fabric with no_backward_sync (accumulate=3) trains as the scenario it
 }
 
 // Fails on a strategy that reduces inside no_sync, or on the old code (every
-// backward after the first refused).
+// backward after the first refused). The refused step after sync-off
+// backwards only fails on the code before review 28's fix: ddp stepped on
+// unreduced gradients (ranks diverge), zero2 and zero3 on the last step's
+// shard gradients, silently; zero3's set_sync(false) after its synchronised
+// backward went through.
 TEST_CASE("set_sync(false): no collective during the first K-1 backwards, one reduce on the K-th, misuse refused") {
-  run_ranks(2, [&](const ftb::DistEnv& e) {
-    auto comm = ftb::dist::Communicator::create(e, torch::kCPU, std::chrono::milliseconds(30000), "test/accumulate");
-    auto model = tiny_model();
-    ftb::dist::DataParallelOptions o;
-    o.bucket_cap_bytes = 4096;
-    ftb::dist::DataParallel dp(model->parameters(), comm, o);
-    dp.broadcast_parameters(0);
-    dp.zero_grad();
-    const auto before = comm->bytes_by_collective();
-    dp.set_sync(false);
-    CHECK(!dp.sync());
-    for (int micro = 0; micro < 2; ++micro) ftb::forward_loss(model, batch_of(micro, 4)).first.backward();
-    CHECK(comm->bytes_by_collective() == before);  // nothing reduced yet
-    dp.set_sync(true);
-    ftb::forward_loss(model, batch_of(2, 4)).first.backward();
-    dp.finish_gradient_sync();
-    CHECK(comm->bytes_by_collective() != before);
-    // Turning sync off after the step's reduce, or a backward after it: refused.
-    CHECK_THROWS_WITH_AS(dp.set_sync(false), doctest::Contains("set_sync(false)"), std::logic_error);
-    dp.step();
-  });
+  for (const auto strategy : {ftb::Strategy::ddp, ftb::Strategy::zero2, ftb::Strategy::zero3}) {
+    CAPTURE(ftb::to_string(strategy));
+    run_ranks(2, [&](const ftb::DistEnv& e) {
+      auto comm = ftb::dist::Communicator::create(e, torch::kCPU, std::chrono::milliseconds(30000),
+                                                  "test/accumulate/" + ftb::to_string(strategy));
+      auto model = tiny_model();
+      ftb::dist::DataParallelOptions o;
+      o.bucket_cap_bytes = 4096;
+      o.sharding = ftb::dist::sharding_of(strategy);
+      auto dp = ftb::dist::make_gradient_sync(model, comm, o);
+      dp->broadcast_parameters(0);
+      const auto reduced = [&] {
+        const auto& bytes = comm->bytes_by_collective();
+        int64_t n = 0;
+        for (const char* c : {"all_reduce", "reduce_scatter"})
+          if (const auto it = bytes.find(c); it != bytes.end()) n += it->second;
+        return n;
+      };
+      for (int step = 0; step < 2; ++step) {
+        dp->zero_grad();
+        const int64_t before = reduced();
+        dp->set_sync(false);
+        CHECK(!dp->sync());
+        for (int micro = 0; micro < 2; ++micro) {
+          ftb::forward_loss(model, batch_of(micro, 4)).first.backward();
+          dp->finish_gradient_sync();  // sync off: nothing reduced
+        }
+        CHECK(reduced() == before);
+        // A step now would use unreduced or the last step's gradients: refused.
+        CHECK_THROWS_WITH_AS(dp->step(), doctest::Contains("accumulate"), std::logic_error);
+        dp->set_sync(true);
+        ftb::forward_loss(model, batch_of(2, 4)).first.backward();
+        dp->finish_gradient_sync();
+        CHECK(reduced() > before);
+        // Turning sync off after the step's reduce, or a backward after it: refused.
+        CHECK_THROWS_WITH_AS(dp->set_sync(false), doctest::Contains("set_sync(false)"), std::logic_error);
+        dp->step();
+      }
+    });
+  }
 }
 
 TEST_CASE("config: accumulate is a key of the table and the report, >= 1, and the loader yields a step's K*B") {

@@ -702,7 +702,11 @@ TEST_CASE("zero3's tracked bytes within a counting CPU allocator's peak, in fp32
     void on_train_start(const ftb::LoopState&) override {
       std::unique_lock<std::mutex> lock(mu);
       if (++started < world) {
-        all_started.wait(lock, [&] { return started >= world; });
+        // Bounded: a rank that failed before training would leave this one
+        // waiting for ever (the test hung); it fails the test instead.
+        if (!all_started.wait_for(lock, std::chrono::seconds(120), [&] { return started >= world; }))
+          throw std::runtime_error("TrainingWindow: " + std::to_string(world - started) +
+                                   " rank(s) did not start training within 120 s");
         return;
       }
       auto& a = CountingCpuAllocator::instance();
@@ -1119,6 +1123,40 @@ TEST_CASE("fabric: two backwards before a step are refused") {
       }
     });
     CHECK(error.find("accumulate") != std::string::npos);
+  }
+}
+
+// An optimizer step after backwards inside no_backward_sync only (every
+// micro-batch's): refused naming accumulate. On the code before review 28's
+// fix ddp stepped on unreduced gradients, zero2 and zero3 on the previous
+// step's shard gradients, without a word (error empty).
+TEST_CASE("fabric: a step after backwards inside no_backward_sync only is refused") {
+  for (const std::string strategy : {"ddp", "zero2", "zero3"}) {
+    CAPTURE(strategy);
+    std::vector<std::string> errors(2);
+    run_ranks(2, [&](const ftb::DistEnv& e) {
+      ftb::FabricOptions fo;
+      fo.accelerator = "cpu";
+      fo.strategy = ftb::parse_choice<ftb::Strategy>(strategy, "fabric_strategy");
+      fo.group_name = "test/fabric-unsynced/" + strategy;
+      ftb::Fabric fabric(fo);
+      fabric.launch(e);
+      auto model = make_model();
+      auto& optimizer = fabric.setup(model, {kLr});
+      optimizer.zero_grad();
+      try {
+        for (int micro = 0; micro < 2; ++micro) {
+          const auto g = global_batch(micro, 2 * kPerRank);
+          auto no_sync = fabric.no_backward_sync(true);
+          fabric.backward(loss_of(model, g.ids.narrow(0, e.rank * kPerRank, kPerRank),
+                                  g.labels.narrow(0, e.rank * kPerRank, kPerRank)));
+        }
+        optimizer.step();
+      } catch (const std::exception& ex) {
+        errors[static_cast<std::size_t>(e.rank)] = ex.what();
+      }
+    });
+    for (const auto& error : errors) CHECK(error.find("accumulate") != std::string::npos);
   }
 }
 

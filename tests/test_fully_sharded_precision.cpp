@@ -133,6 +133,60 @@ ftb::ScenarioResult zero3_row(const ftb::Workload& w, const ftb::RunConfig& c, b
 
 }  // namespace
 
+// A reader's weights under bf16-mixed (review 28, 4): master_parameters()
+// are the fp32 masters (FSDP's full state dict), equal to the broadcast fp32
+// weights exactly and fp32 after a step, where gather_all(), the only reader
+// before, gives bf16-rounded weights (differ by more than 1e-5 here). After
+// the destructor the model's parameters are fp32 again: fails on the old
+// destructor (they stayed bf16).
+TEST_CASE("zero3 in bf16-mixed: master_parameters() are the fp32 masters, the destructor leaves fp32 parameters") {
+  std::vector<torch::Tensor> initial, masters, gathered, after_step;
+  torch::ScalarType after_destructor = torch::kBFloat16;
+  int64_t after_destructor_numel = 0;
+  std::mutex mu;
+  run_ranks(2, [&](const ftb::DistEnv& e) {
+    auto comm = ftb_test::join(e, "precision/masters");
+    auto model = make_model();
+    const auto fp32_weights = snapshot(model);
+    {
+      ftb::dist::DataParallelOptions o;
+      o.sharding = ftb::dist::Sharding::parameters;
+      o.lr = kLr;
+      ftb::dist::FullyShardedUnits z3(model, comm, o, ftb::dist::unit_precision(ftb::Precision::bf16_mixed));
+      z3.broadcast_parameters(0);
+      const auto m = z3.master_parameters();
+      z3.gather_all();
+      const auto g = snapshot(model);
+      z3.zero_grad();
+      loss_of(model, rows_of(0, 2 * kB), e.rank * kB, kB, true).backward();
+      z3.finish_gradient_sync();
+      z3.step();
+      const auto stepped = z3.master_parameters();
+      z3.gather_all();  // the destructor finds every unit whole (bf16): its parameters become fp32
+      std::lock_guard<std::mutex> lock(mu);
+      if (e.rank == 0) initial = fp32_weights, masters = m, gathered = g, after_step = stepped;
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    if (e.rank == 0) {
+      for (const auto& p : model->parameters()) after_destructor_numel += p.numel();
+      after_destructor = model->parameters().front().scalar_type();
+    }
+  });
+  REQUIRE(masters.size() == initial.size());
+  for (std::size_t i = 0; i < masters.size(); ++i) {
+    CHECK(ftb::dist::dtype_name(masters[i].scalar_type()) == "fp32");
+    CHECK(masters[i].sizes() == initial[i].sizes());
+    CHECK(ftb::dist::dtype_name(after_step[i].scalar_type()) == "fp32");
+  }
+  CHECK(max_abs_diff(masters, initial) == 0);
+  CHECK(max_abs_diff(gathered, initial) > 1e-5);      // gather_all: the bf16 rounding
+  CHECK(max_abs_diff(after_step, initial) > 1e-4);    // the step moved the masters
+  CHECK(ftb::dist::dtype_name(after_destructor) == "fp32");
+  int64_t numel = 0;
+  for (const auto& m : masters) numel += m.numel();
+  CHECK(after_destructor_numel == numel);  // the weights kept (units whole), not emptied
+}
+
 // The row in bf16-mixed: the held bytes tracked in training and evaluation
 // drop from fp32's by what the model says (the whole units gathered at 2
 // bytes a parameter instead of 4; the shards, their gradients and Adam's
@@ -161,10 +215,10 @@ TEST_CASE("zero3 row in bf16-mixed: held bytes drop as the model says, evaluatio
     CHECK(b.training.per_rank[rank] <= b.training.modelled_bytes);
     CHECK(b.training.per_rank[rank] < f.training.per_rank[rank]);
   }
-  // Training: the measured drop is at least half the modelled one (the
+  // Training: the tracked drop is at least half the modelled one (the
   // model's worst unit and the sampled peak need not be the same instant).
   const int64_t modelled_drop = f.training.modelled_bytes - b.training.modelled_bytes;
-  const int64_t measured_drop = f.training.per_rank[0] - b.training.per_rank[0];
+  const int64_t tracked_drop = f.training.per_rank[0] - b.training.per_rank[0];
   MESSAGE("zero3, 2 ranks, tiny: training tracked fp32 " << f.training.per_rank[0] << " bf16 "
                                                           << b.training.per_rank[0] << " (modelled "
                                                           << f.training.modelled_bytes << " / "
@@ -172,7 +226,7 @@ TEST_CASE("zero3 row in bf16-mixed: held bytes drop as the model says, evaluatio
                                                           << f.evaluation.per_rank[0] << " / "
                                                           << b.evaluation.per_rank[0]);
   CHECK(modelled_drop > 0);
-  CHECK(measured_drop >= modelled_drop / 2);
+  CHECK(tracked_drop >= modelled_drop / 2);
   CHECK(bf16.extra.at("device_bytes_needed").get<int64_t>() ==
         std::max(b.training.modelled_bytes, b.evaluation.modelled_bytes));
 }
@@ -218,7 +272,11 @@ TEST_CASE("zero3 in bf16-mixed: a counting CPU allocator's training peak drops t
     return window.peak;
   };
   // The least of three runs: now and then something outside the step (seen:
-  // 52,096 bytes once in five) allocates inside the window.
+  // 52,096 bytes once in five) allocates inside the window. Not the
+  // loader's prefetch thread (review 28, 6; checked: with prefetch=0 the
+  // window's figure drops by 544 bytes, one batch ahead, and an outlier of
+  // 17,920 bytes still landed in the first bf16-mixed run, once in four), so
+  // the row keeps its default prefetch and the test its least of three.
   int64_t tracked_fp32 = 0, tracked_bf16 = 0;
   const int64_t first = run(ftb::Precision::fp32, &tracked_fp32);
   if (first == 0) FTB_SKIP_CASE("LibTorch did not take the counting CPU allocator (c10::SetCPUAllocator)");

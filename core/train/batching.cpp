@@ -237,6 +237,7 @@ Batch BatchLoader::make_batch(const std::vector<int64_t>& rows) const {
   int64_t* ids = batch.input_ids.data_ptr<int64_t>();
   int64_t* mask = batch.attention_mask.data_ptr<int64_t>();
   int64_t* labels = batch.labels.data_ptr<int64_t>();
+  if (opt_.padding == Padding::longest) batch.row_tokens.reserve(rows.size());
   for (int64_t i = 0; i < B; ++i) {
     const std::vector<int32_t>& row = split_.input_ids[rows[i]];
     const int64_t len = std::min<int64_t>(T, row.size());
@@ -244,6 +245,7 @@ Batch BatchLoader::make_batch(const std::vector<int64_t>& rows) const {
     std::fill(mask + i * T, mask + i * T + len, 1);
     labels[i] = split_.labels[rows[i]];
     batch.real_tokens += len;
+    if (opt_.padding == Padding::longest) batch.row_tokens.push_back(len);
   }
   return batch;
 }

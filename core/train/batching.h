@@ -43,6 +43,11 @@ struct Batch {
   torch::Tensor attention_mask;  // (B, T) int64, 1 = token, 0 = pad
   torch::Tensor labels;          // (B) int64
   int64_t real_tokens = 0;       // sum of attention_mask
+  // Padding::longest only: each row's real tokens (its mask's leading ones),
+  // on the host, so that a micro-batch of it is padded to its own longest row
+  // (split_micro_batches, as Lightning / HF pad each micro-batch). Empty when
+  // the batch was padded to max_length (every micro-batch keeps that length).
+  std::vector<int64_t> row_tokens{};
 };
 
 struct LoaderOptions {

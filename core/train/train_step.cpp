@@ -1,5 +1,6 @@
 #include "core/train/train_step.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -41,6 +42,10 @@ std::vector<Batch> split_micro_batches(const Batch& batch, int64_t k) {
     throw std::invalid_argument("split_micro_batches: " + std::to_string(k) + " micro-batches of a batch of " +
                                 std::to_string(n) + " (accumulate must be in 1..batch rows)");
   if (k == 1) return {batch};
+  const bool own_longest = !batch.row_tokens.empty();  // padding=longest: each micro-batch to its own longest
+  if (own_longest && static_cast<int64_t>(batch.row_tokens.size()) != n)
+    throw std::invalid_argument("split_micro_batches: " + std::to_string(batch.row_tokens.size()) +
+                                " row lengths for a batch of " + std::to_string(n) + " rows");
   std::vector<Batch> out;
   int64_t start = 0;
   for (int64_t i = 0; i < k; ++i) {
@@ -49,6 +54,15 @@ std::vector<Batch> split_micro_batches(const Batch& batch, int64_t k) {
     m.input_ids = batch.input_ids.narrow(0, start, rows);
     m.attention_mask = batch.attention_mask.narrow(0, start, rows);
     m.labels = batch.labels.narrow(0, start, rows);
+    if (own_longest) {
+      const auto first = batch.row_tokens.begin() + start;
+      m.row_tokens.assign(first, first + rows);
+      const int64_t width = std::max<int64_t>(1, *std::max_element(m.row_tokens.begin(), m.row_tokens.end()));
+      if (width < m.input_ids.size(1)) {  // contiguous, as a batch the loader padded to it
+        m.input_ids = m.input_ids.narrow(1, 0, width).contiguous();
+        m.attention_mask = m.attention_mask.narrow(1, 0, width).contiguous();
+      }
+    }
     out.push_back(std::move(m));
     start += rows;
   }

@@ -39,8 +39,11 @@ EvalForward autocast_forward(SequenceClassifier model, const torch::Device& devi
 // Gradient accumulation (config accumulate=K). The loader yields one
 // optimizer step's K*B examples; the step splits them here into K
 // micro-batches of consecutive rows (B each when K divides the batch, else
-// the first ones one row longer), every one padded as the whole batch was,
-// so K micro-batches compute exactly what one batch of K*B computes. Each
+// the first ones one row longer). Padded to max_length, a micro-batch keeps
+// that length; padded to the longest row (Batch::row_tokens), each
+// micro-batch is cut to its own longest row, as Lightning, HF Trainer and
+// DeepSpeed pad each micro-batch of B (padding is masked, so K micro-batches
+// still compute what one batch of K*B computes, within rounding). Each
 // micro-batch's real_tokens is not counted (the loop counts the step's).
 // K = 1 returns the batch itself. std::invalid_argument for K < 1 or K
 // larger than the batch.

@@ -28,9 +28,21 @@ Strategy strategy_of(Sharding sharding, bool offload) {
   throw std::logic_error("strategy_of: no row shards " + to_string(sharding) + (offload ? " with offload" : ""));
 }
 
+namespace {
+std::string row_name(Sharding sharding, bool offload) {
+  return sharding == Sharding::optimizer && offload ? "sharded with offload" : to_string(strategy_of(sharding, offload));
+}
+}  // namespace
+
+void refuse_unsynced_step(Sharding sharding, bool offload) {
+  throw std::logic_error("an optimizer step after backwards with gradient sync off only (" + row_name(sharding, offload) +
+                         "): the gradients were never reduced across ranks; with accumulate=K the K-th "
+                         "micro-batch's backward runs with sync on (set_sync(true), outside "
+                         "Fabric::no_backward_sync) before the step");
+}
+
 void refuse_second_backward(Sharding sharding, bool offload) {
-  const std::string row = sharding == Sharding::optimizer && offload ? "sharded with offload"
-                                                                      : to_string(strategy_of(sharding, offload));
+  const std::string row = row_name(sharding, offload);
   throw std::logic_error("a second backward before zero_grad() with gradient sync on (" + row +
                          "): each would be reduced wrongly or not at all; for gradient accumulation set "
                          "accumulate=K (the step turns sync off for the first K-1 micro-batches: set_sync(false), "
@@ -164,6 +176,7 @@ void DataParallel::zero_grad() {
   issued_in_backward_ = 0;
   std::fill(arrived_.begin(), arrived_.end(), 0);
   synced_ = false;
+  local_only_ = false;
   if (options_.sharding == Sharding::gradients)
     for (auto& p : params_) p.mutable_grad() = torch::Tensor();
   next_launch_ = 0;
@@ -186,7 +199,10 @@ void DataParallel::on_grad_ready(std::size_t param) {
   if (synced_ || arrived_[param]) refuse_second_backward(options_.sharding, options_.offload);
   // Accumulating (set_sync(false)): autograd added the gradient where the
   // step's gradients are; the K-th backward counts and reduces.
-  if (!sync_) return;
+  if (!sync_) {
+    local_only_ = true;
+    return;
+  }
   arrived_[param] = 1;
   auto& b = *buckets_[bucket_of_[param]];
   ++b.ready;
@@ -238,6 +254,7 @@ void DataParallel::release(std::size_t index) {
 }
 
 void DataParallel::finish_gradient_sync() {
+  if (!sync_) return;  // accumulating: autograd added every gradient in place, nothing is left to finish
   while (next_launch_ < buckets_.size()) launch(next_launch_++);  // buckets with unused parameters
   note_held();  // ddp, sharded: every gradient, whatever autograd allocated besides the flat buffers
   for (std::size_t b = 0; b < buckets_.size(); ++b) release(b);
@@ -259,6 +276,7 @@ std::vector<torch::Tensor> DataParallel::local_grads() const {
 }
 
 void DataParallel::step(const torch::Tensor& found_inf) {
+  if (local_only_ && !synced_) refuse_unsynced_step(options_.sharding, options_.offload);
   torch::NoGradGuard no_grad;
   const int64_t rank = comm_->rank();
   if (host_) {

@@ -76,6 +76,9 @@ Strategy strategy_of(Sharding sharding, bool offload);
 // backward before the optimizer step, which the strategies' hooks would
 // reduce wrongly or not at all. std::logic_error naming the row and accumulate.
 [[noreturn]] void refuse_second_backward(Sharding sharding, bool offload);
+// step() after backwards with sync off only (no synchronised backward since
+// zero_grad()): std::logic_error naming accumulate, for every row.
+[[noreturn]] void refuse_unsynced_step(Sharding sharding, bool offload);
 
 struct DataParallelOptions {
   Sharding sharding = Sharding::none;
@@ -100,13 +103,20 @@ class GradientSync {
   // Every rank starts from `root`'s parameters.
   virtual void broadcast_parameters(int root = 0) = 0;
   virtual void zero_grad() = 0;
-  // After loss.backward(): whatever collective the hooks did not issue, and
-  // a wait for all of them; then local_grads() hold the average over ranks.
+  // After every loss.backward(): whatever collective the hooks did not
+  // issue, and a wait for all of them; then local_grads() hold the average
+  // over ranks. With sync off (accumulating) no collective: whatever the
+  // backward left unfinished on this rank (zero3: a unit whose parameters
+  // did not all get a gradient) is added to the step's gradients.
   virtual void finish_gradient_sync() = 0;
   // What this rank's optimizer reads (loss scaling unscales and checks these).
   virtual std::vector<torch::Tensor> local_grads() const = 0;
   // Adam on this rank's part (found_inf > 0 skips it on the device), then
   // whatever makes the parameters whole again where the strategy needs it.
+  // std::logic_error naming accumulate where a backward with sync off ran
+  // since zero_grad() and none with sync on (and its finish_gradient_sync)
+  // followed: the step would use unreduced (ddp: ranks diverge) or the last
+  // step's (zero2, zero3: shard gradients) gradients.
   virtual void step(const torch::Tensor& found_inf = {}) = 0;
   // Evaluation: what a rank's first evaluation batch does collectively, for
   // a rank that has no batch (a split with fewer examples than ranks); called
@@ -242,8 +252,9 @@ class DataParallel : public GradientSync {
   std::vector<std::size_t> bucket_of_;  // param index -> bucket
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;  // keep the hooked nodes alive
   std::vector<char> arrived_;           // param -> its gradient arrived since zero_grad()
-  bool synced_ = false;                 // finish_gradient_sync() ran since zero_grad()
+  bool synced_ = false;                 // finish_gradient_sync() ran with sync on since zero_grad()
   bool sync_ = true;                    // set_sync: off = accumulate locally
+  bool local_only_ = false;             // a gradient arrived with sync off since zero_grad()
   std::size_t next_launch_ = 0;         // buckets are issued strictly in order
   std::size_t issued_in_backward_ = 0;
   std::unique_ptr<FusedAdam> adam_;             // on the device (no offload)

@@ -248,6 +248,8 @@ ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const Sc
       if (c.accumulate > 1) dp.set_sync(last);
       PhaseScope phase(Phase::backward);
       (scaler ? scaler->scale(loss) : loss).backward();
+      // Sync off: no collective; zero3 adds what a unit with an unused parameter got.
+      if (!last) dp.finish_gradient_sync();
     });
     {
       PhaseScope phase(Phase::grad_comm);  // what did not overlap backward

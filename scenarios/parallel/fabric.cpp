@@ -73,8 +73,13 @@ void Fabric::backward(const torch::Tensor& loss) {
   {
     PhaseScope phase(Phase::backward);
     (scaler_ ? scaler_->scale(loss) : loss).backward();
+    // Inside no_backward_sync: no collective, the gradients stay on this rank
+    // (zero3 adds what a unit with an unused parameter got to its buffer).
+    if (!dp_->sync()) {
+      dp_->finish_gradient_sync();
+      return;
+    }
   }
-  if (!dp_->sync()) return;  // inside no_backward_sync: the gradients stay on this rank
   PhaseScope phase(Phase::grad_comm);  // what did not overlap backward
   dp_->finish_gradient_sync();
 }

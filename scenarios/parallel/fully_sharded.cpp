@@ -7,6 +7,7 @@
 #endif
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -140,12 +141,21 @@ FullyShardedUnits::~FullyShardedUnits() {
       if (u->reducing.valid()) comm_->wait(u->reducing);
     } catch (...) {
     }
-    // A unit left sharded has no storage: its parameters become empty tensors,
-    // so a later use fails on their shape instead of reading freed memory
-    // (gather_all() first keeps the weights).
+    // A unit left sharded has no storage: its parameters become empty fp32
+    // tensors, so a later use fails on their shape instead of reading freed
+    // memory (gather_all() first keeps the weights; master_parameters() are
+    // the fp32 masters).
+    torch::NoGradGuard no_grad;
     if (!u->whole) {
-      torch::NoGradGuard no_grad;
-      for (auto& p : u->params) p.set_data(torch::empty({0}, p.options()));
+      for (auto& p : u->params) p.set_data(torch::empty({0}, p.options().dtype(torch::kFloat)));
+    } else if (precision_.gather != torch::kFloat) {
+      // fp32 parameters again, as the model was given: the set-up's fp32
+      // whole where the unit was never sharded, else the gathered values.
+      for (std::size_t j = 0; j < u->params.size(); ++j) {
+        auto& p = u->params[j];
+        p.set_data(u->setup.defined() ? u->setup.narrow(0, u->offsets[j], p.numel()).view(p.sizes()).clone()
+                                      : p.detach().to(torch::kFloat));
+      }
     }
   }
 }
@@ -170,15 +180,38 @@ void FullyShardedUnits::ensure_sharded() {
   max_gathered_ = gathered_;  // from here on: what steps gather (the set-up held the whole model)
 }
 
+std::vector<torch::Tensor> FullyShardedUnits::gather_masters() {
+  ensure_sharded();
+  std::vector<torch::Tensor> out;
+  std::vector<Pending> gathers;
+  for (std::size_t i = 0; i < units_.size(); ++i) {
+    out.push_back(torch::empty({units_[i]->padded}, shards_[i].options()));
+    gathers.push_back(comm_->all_gather(out.back(), shards_[i]));
+  }
+  for (auto& p : gathers) comm_->wait(p);
+  return out;
+}
+
+std::vector<torch::Tensor> FullyShardedUnits::master_parameters() {
+  torch::NoGradGuard no_grad;
+  const auto masters = gather_masters();
+  std::map<const c10::TensorImpl*, torch::Tensor> of;
+  for (std::size_t i = 0; i < units_.size(); ++i) {
+    const auto& u = *units_[i];
+    for (std::size_t j = 0; j < u.params.size(); ++j)
+      of[u.params[j].unsafeGetTensorImpl()] =
+          masters[i].narrow(0, u.offsets[j], u.params[j].numel()).view(u.params[j].sizes());
+  }
+  std::vector<torch::Tensor> out;
+  for (const auto& p : model_->parameters()) out.push_back(of.at(p.unsafeGetTensorImpl()));
+  return out;
+}
+
 void FullyShardedUnits::broadcast_parameters(int root) {
   if (sharded_ && precision_.gather != torch::kFloat) {
     // The fp32 whole again (not the compute dtype's: the master keeps fp32).
-    std::vector<Pending> gathers;
-    for (std::size_t i = 0; i < units_.size(); ++i) {
-      units_[i]->setup = torch::empty({units_[i]->padded}, shards_[i].options());
-      gathers.push_back(comm_->all_gather(units_[i]->setup, shards_[i]));
-    }
-    for (auto& p : gathers) comm_->wait(p);
+    auto masters = gather_masters();
+    for (std::size_t i = 0; i < units_.size(); ++i) units_[i]->setup = std::move(masters[i]);
   } else if (sharded_) {
     gather_all();
   }
@@ -292,6 +325,7 @@ void FullyShardedUnits::on_grad_ready(std::size_t unit, std::size_t param) {
   // pass the ready count and never be reduced (the step would use the first).
   if (u.reduced || u.arrived[param]) refuse_second_backward(Sharding::parameters, offloaded());
   u.arrived[param] = 1;
+  (sync_ ? synced_grad_ : local_only_) = true;
   if (++u.ready < u.params.size()) return;
   if (sync_) reduce(unit);
   else accumulate(unit);
@@ -376,9 +410,13 @@ void FullyShardedUnits::zero_grad() {
     for (auto& p : u->params) p.mutable_grad() = torch::Tensor();
     u->accumulated = torch::Tensor();
   }
+  synced_ = synced_grad_ = local_only_ = false;
 }
 
 void FullyShardedUnits::set_sync(bool on) {
+  if (!on && (synced_ || synced_grad_))
+    throw std::logic_error("set_sync(false) after this step's synchronised backward: turn sync off for the first "
+                           "accumulate-1 micro-batches only (zero_grad() starts the next step)");
   sync_ = on;
   if (!on) accumulated_ = true;
 }
@@ -397,11 +435,14 @@ void FullyShardedUnits::finish_gradient_sync() {
     if (!units_[i]->reduced) reduce(i);
   while (!in_flight_.empty()) wait_reduce(in_flight_.front());
   for (std::size_t i = 0; i < units_.size(); ++i) free_params(i);
+  synced_ = true;
 }
 
 std::vector<torch::Tensor> FullyShardedUnits::local_grads() const { return shard_grads_; }
 
 void FullyShardedUnits::step(const torch::Tensor& found_inf) {
+  // Else Adam would step on the last step's shard gradients (zero_grad does not clear them).
+  if (local_only_ && !synced_) refuse_unsynced_step(Sharding::parameters, offloaded());
   torch::NoGradGuard no_grad;
   ensure_sharded();
   if (host_) host_->step(shard_grads_, shards_, found_inf);

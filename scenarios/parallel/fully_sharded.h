@@ -100,10 +100,13 @@ class FullyShardedUnits : public GradientSync, public UnitHooks {
   void zero_grad() override;
   // Sync on: units the hooks did not reduce, and a wait for every reduce.
   // Sync off: what a unit whose parameters did not all get a gradient
-  // received is added to its buffer; no collective.
+  // received is added to its buffer (else its next backward would be
+  // refused as a second one); no collective. Called after every backward.
   void finish_gradient_sync() override;
   // Accumulation (see the top of this file). Local: no collective; every
-  // rank must turn it the same way before the same backward.
+  // rank must turn it the same way before the same backward. Turning it off
+  // after a backward with sync on (before zero_grad()) throws, as
+  // DataParallel's.
   void set_sync(bool on) override;
   bool sync() const override { return sync_; }
   const UnitPrecision& precision() const { return precision_; }
@@ -152,9 +155,19 @@ class FullyShardedUnits : public GradientSync, public UnitHooks {
   DeviceBytes device_bytes_needed(MemoryPhase phase) const override;
   using GradientSync::device_bytes_needed;
   int64_t held_bytes() const override;
-  // Every unit whole and kept so (to read the weights: a test, a checkpoint);
-  // the next training forward frees them all at its first unit.
+  // Every unit whole in the gather dtype and kept so (evaluation's pass);
+  // the next training forward frees them all at its first unit. Under mixed
+  // precision that is the compute dtype's rounding of the weights, not the
+  // fp32 masters: readers use master_parameters().
   void gather_all();
+  // The fp32 masters whole, one new tensor per model parameter (shaped as
+  // it, in model->parameters() order), all-gathered from the shards: FSDP's
+  // full state dict, to read the weights (a test, a checkpoint). A
+  // collective (every rank calls it); the model's parameters are untouched.
+  // On destruction the model's parameters are fp32 again (under mixed
+  // precision the gathered values widened, or empty where a unit was
+  // sharded): take the masters from here first.
+  std::vector<torch::Tensor> master_parameters();
 
   // UnitHooks (called by the model's forward).
   void before_unit(std::size_t unit) override;
@@ -168,6 +181,7 @@ class FullyShardedUnits : public GradientSync, public UnitHooks {
  private:
   struct Unit;
   void ensure_sharded();
+  std::vector<torch::Tensor> gather_masters();  // every unit's fp32 whole (padded), from the shards: a collective
   void issue_gather(std::size_t unit);
   void gather(std::size_t unit);  // whole on return
   void free_params(std::size_t unit);
@@ -189,6 +203,9 @@ class FullyShardedUnits : public GradientSync, public UnitHooks {
   std::unique_ptr<HostOptimizer> host_;
   bool sharded_ = false;
   bool sync_ = true, accumulated_ = false;  // accumulated_: sync was turned off once (the model counts its buffers)
+  bool synced_ = false;      // finish_gradient_sync() ran with sync on since zero_grad()
+  bool synced_grad_ = false;  // a gradient arrived with sync on since zero_grad()
+  bool local_only_ = false;  // a gradient arrived with sync off since zero_grad()
   int64_t gathered_ = 0, max_gathered_ = 0, staging_ = 0, max_staging_ = 0;
 };
 
