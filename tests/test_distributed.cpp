@@ -1160,6 +1160,55 @@ TEST_CASE("fabric: a step after backwards inside no_backward_sync only is refuse
   }
 }
 
+// zero3 accumulating with a parameter that gets no gradient (frozen here,
+// as an unused one): its unit never becomes ready in backward, so what its
+// other parameters got must go into the unit's buffer after each sync-off
+// backward (finish_gradient_sync, now called inside no_backward_sync too).
+// On the old Fabric::backward, which skipped it there, the second
+// micro-batch's backward was refused as a second backward.
+TEST_CASE("fabric zero3: accumulating with a parameter that gets no gradient") {
+  std::vector<std::string> errors(2);
+  std::vector<double> moved(2, 0.0), frozen_moved(2, 1.0);
+  run_ranks(2, [&](const ftb::DistEnv& e) {
+    ftb::FabricOptions fo;
+    fo.accelerator = "cpu";
+    fo.strategy = ftb::Strategy::zero3;
+    fo.group_name = "test/fabric-unused";
+    ftb::Fabric fabric(fo);
+    fabric.launch(e);
+    auto model = make_model();
+    auto& optimizer = fabric.setup(model, {kLr});
+    auto frozen = model->parameters().back();
+    frozen.requires_grad_(false);
+    auto& units = dynamic_cast<ftb::dist::FullyShardedUnits&>(fabric.strategy());
+    const auto before = units.master_parameters();  // the units are sharded: the parameters hold no storage
+    try {
+      optimizer.zero_grad();
+      for (int micro = 0; micro < 3; ++micro) {
+        const auto g = global_batch(micro, 2 * kPerRank);
+        auto no_sync = fabric.no_backward_sync(micro < 2);
+        fabric.backward(loss_of(model, g.ids.narrow(0, e.rank * kPerRank, kPerRank),
+                                g.labels.narrow(0, e.rank * kPerRank, kPerRank)) /
+                        3);
+      }
+      optimizer.step();
+    } catch (const std::exception& ex) {
+      errors[static_cast<std::size_t>(e.rank)] = ex.what();
+    }
+    const auto after = units.master_parameters();
+    double m = 0;
+    for (std::size_t i = 0; i + 1 < after.size(); ++i) m = std::max(m, (after[i] - before[i]).abs().max().item<double>());
+    moved[static_cast<std::size_t>(e.rank)] = m;
+    frozen_moved[static_cast<std::size_t>(e.rank)] = (after.back() - before.back()).abs().max().item<double>();
+  });
+  for (int rank = 0; rank < 2; ++rank) {
+    CAPTURE(rank);
+    CHECK(errors[static_cast<std::size_t>(rank)].empty());
+    CHECK(moved[static_cast<std::size_t>(rank)] > 1e-5);        // the step ran on the accumulated gradients
+    CHECK(frozen_moved[static_cast<std::size_t>(rank)] == 0.0);  // no gradient, no Adam update
+  }
+}
+
 // On the old code this timed out (dist_timeout_s) instead of returning:
 // zero3's ranks with the one validation example gathered the units at their
 // first batch while the three without a batch went on to the sum of the
