@@ -15,6 +15,7 @@ LoopOptions loop_options(const RunConfig& c, const std::string& scenario, const 
   o.max_steps_per_epoch = c.max_steps;
   o.eval_max_batches = c.eval_max_batches;
   o.warmup_steps = c.warmup_steps;
+  o.accumulate = c.accumulate;
   o.device = device;
   return o;
 }

@@ -20,6 +20,7 @@
 #include "core/train/optimizer.h"
 #include "core/train/run_config.h"
 #include "core/train/train_step.h"
+#include "core/train/warmup.h"
 #include "core/train/workload.h"
 #include "reports/analysis/history.h"
 #include "reports/analysis/parity.h"
@@ -247,6 +248,15 @@ TEST_CASE("split_micro_batches under padding=longest: each micro-batch padded to
   CHECK(micro[2].input_ids.sizes() == torch::IntArrayRef({2, 2}));
   CHECK(micro[2].attention_mask.sizes() == torch::IntArrayRef({2, 2}));
   CHECK(torch::equal(micro[0].input_ids, b->input_ids.narrow(0, 0, 2).narrow(1, 0, 4)));
+  // What the loop records and the warm-up warms are these widths, not the
+  // step's 9: fails where the record kept the batch's width (MFU counted
+  // 6 x 9 tokens where 2 x (4 + 9 + 2) = 30 were computed: seq_len 5) or the
+  // warm-up the batch's lengths only ({9}, the micro-batches' 4 and 2 then
+  // first ran inside a timed step).
+  CHECK(ftb::computed_seq_len(*b, kK) == 5);
+  CHECK(ftb::computed_seq_len(*b, 1) == 9);
+  CHECK(ftb::padded_lengths(split, o, 1, 0, kK) == std::vector<int64_t>{2, 4, 9});
+  CHECK(ftb::padded_lengths(split, o, 1) == std::vector<int64_t>{9});
   // Padded to max_length, every micro-batch keeps that length.
   o.padding = ftb::Padding::max_length;
   ftb::BatchLoader fixed(split, o);

@@ -25,7 +25,12 @@ struct StepRecord {
   double loss = 0;
   double wait_ms = 0;     // time the step waited on the data loader
   int64_t samples = 0, tokens = 0;  // tokens = non-pad tokens of the batch
-  int64_t seq_len = 0;              // padded length T the device computed on
+  // The padded length T the device computed on; with accumulate=K under
+  // padding=longest (each micro-batch cut to its own longest row) the rows'
+  // mean of their micro-batch's width, so samples x seq_len are the padded
+  // tokens computed (MFU's attention term, quadratic in T, is then a lower
+  // bound: the mean's square is at most the squares' mean).
+  int64_t seq_len = 0;
 };
 
 using Clock = std::chrono::steady_clock;

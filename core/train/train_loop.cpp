@@ -83,7 +83,7 @@ EpochSums train_epoch(const Loaders& loaders, const LoopOptions& options, const 
     if (!read_now) losses[sums.steps].copy_(out.loss, /*non_blocking=*/true);
     rec.samples = b.labels.size(0);
     rec.tokens = batch->real_tokens;
-    rec.seq_len = b.input_ids.size(1);
+    rec.seq_len = computed_seq_len(*batch, options.accumulate);  // the micro-batches' widths with K > 1
     correct_sum += out.correct;
     sums.samples += rec.samples;
     sums.tokens += rec.tokens;

@@ -46,6 +46,9 @@ struct LoopOptions {
   int64_t max_steps_per_epoch = 0;  // 0 = whole epoch
   int64_t eval_max_batches = 0;     // 0 = all
   int64_t warmup_steps = 0;         // excluded from step_ms_median
+  // accumulate=K: each step's batch is K micro-batches (the step splits
+  // them); the record's seq_len is what they computed on (computed_seq_len).
+  int64_t accumulate = 1;
   torch::Device device = torch::kCPU;
   // Distributed runs: epoch metrics, sample counts and evaluation are summed
   // over ranks, so the result describes the whole run (global samples/s).

@@ -36,32 +36,60 @@ EvalForward autocast_forward(SequenceClassifier model, const torch::Device& devi
   };
 }
 
-std::vector<Batch> split_micro_batches(const Batch& batch, int64_t k) {
+std::vector<std::pair<int64_t, int64_t>> micro_batch_shapes(const Batch& batch, int64_t k) {
   const int64_t n = batch.labels.size(0);
   if (k < 1 || k > n)
     throw std::invalid_argument("split_micro_batches: " + std::to_string(k) + " micro-batches of a batch of " +
                                 std::to_string(n) + " (accumulate must be in 1..batch rows)");
-  if (k == 1) return {batch};
+  const int64_t full = batch.input_ids.size(1);
+  if (k == 1) return {{n, full}};
   const bool own_longest = !batch.row_tokens.empty();  // padding=longest: each micro-batch to its own longest
   if (own_longest && static_cast<int64_t>(batch.row_tokens.size()) != n)
     throw std::invalid_argument("split_micro_batches: " + std::to_string(batch.row_tokens.size()) +
                                 " row lengths for a batch of " + std::to_string(n) + " rows");
-  std::vector<Batch> out;
+  std::vector<std::pair<int64_t, int64_t>> out;
   int64_t start = 0;
   for (int64_t i = 0; i < k; ++i) {
     const int64_t rows = n / k + (i < n % k ? 1 : 0);
+    int64_t width = full;
+    if (own_longest) {
+      const auto first = batch.row_tokens.begin() + start;
+      width = std::min(full, std::max<int64_t>(1, *std::max_element(first, first + rows)));
+    }
+    out.emplace_back(rows, width);
+    start += rows;
+  }
+  return out;
+}
+
+int64_t computed_seq_len(const Batch& batch, int64_t k) {
+  const auto shapes = micro_batch_shapes(batch, k);
+  if (shapes.size() == 1) return shapes.front().second;
+  int64_t tokens = 0, rows = 0;
+  for (const auto& [r, w] : shapes) {
+    tokens += r * w;
+    rows += r;
+  }
+  return (tokens + rows / 2) / rows;
+}
+
+std::vector<Batch> split_micro_batches(const Batch& batch, int64_t k) {
+  const auto shapes = micro_batch_shapes(batch, k);  // checks k and the row lengths
+  if (shapes.size() == 1) return {batch};
+  std::vector<Batch> out;
+  int64_t start = 0;
+  for (const auto& [rows, width] : shapes) {
     Batch m;
     m.input_ids = batch.input_ids.narrow(0, start, rows);
     m.attention_mask = batch.attention_mask.narrow(0, start, rows);
     m.labels = batch.labels.narrow(0, start, rows);
-    if (own_longest) {
+    if (!batch.row_tokens.empty()) {
       const auto first = batch.row_tokens.begin() + start;
       m.row_tokens.assign(first, first + rows);
-      const int64_t width = std::max<int64_t>(1, *std::max_element(m.row_tokens.begin(), m.row_tokens.end()));
-      if (width < m.input_ids.size(1)) {  // contiguous, as a batch the loader padded to it
-        m.input_ids = m.input_ids.narrow(1, 0, width).contiguous();
-        m.attention_mask = m.attention_mask.narrow(1, 0, width).contiguous();
-      }
+    }
+    if (width < m.input_ids.size(1)) {  // contiguous, as a batch the loader padded to it
+      m.input_ids = m.input_ids.narrow(1, 0, width).contiguous();
+      m.attention_mask = m.attention_mask.narrow(1, 0, width).contiguous();
     }
     out.push_back(std::move(m));
     start += rows;

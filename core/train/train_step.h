@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "core/train/batching.h"
@@ -48,6 +49,14 @@ EvalForward autocast_forward(SequenceClassifier model, const torch::Device& devi
 // K = 1 returns the batch itself. std::invalid_argument for K < 1 or K
 // larger than the batch.
 std::vector<Batch> split_micro_batches(const Batch& batch, int64_t k);
+// The (rows, width) of each micro-batch split_micro_batches makes of
+// `batch`, without making them (host only): what the step computes on, for
+// the loop's record and the warm-up's shapes.
+std::vector<std::pair<int64_t, int64_t>> micro_batch_shapes(const Batch& batch, int64_t k);
+// The step's padded length as the device computed it: the batch's width, or
+// with K > 1 the rows' mean of their micro-batch's width (rounded), so that
+// samples x seq_len are the padded tokens computed (the loop's record).
+int64_t computed_seq_len(const Batch& batch, int64_t k);
 
 // What a row does with one micro-batch's scaled loss: its backward (loss
 // scaling, a strategy's sync switch: `last` is true for the step's last

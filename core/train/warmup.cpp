@@ -25,7 +25,7 @@ SequenceClassifier train_throwaway(const Workload& w, const RunConfig& c, const 
 }
 
 std::vector<int64_t> padded_lengths(const TokenizedSplit& split, LoaderOptions options, int epochs,
-                                    int64_t max_batches) {
+                                    int64_t max_batches, int64_t accumulate) {
   options.prefetch = 0;
   options.pin_memory = false;
   BatchLoader loader(split, options);
@@ -34,7 +34,7 @@ std::vector<int64_t> padded_lengths(const TokenizedSplit& split, LoaderOptions o
     loader.start_epoch(e);
     int64_t n = 0;
     while (auto b = loader.next()) {
-      lengths.insert(b->input_ids.size(1));
+      for (const auto& shape : micro_batch_shapes(*b, accumulate)) lengths.insert(shape.second);
       if (max_batches > 0 && ++n >= max_batches) break;
     }
   }
@@ -79,9 +79,9 @@ WarmUp warm_up(const Workload& w, const RunConfig& c, const torch::Device& devic
     const auto t1 = Clock::now();
     const int64_t vocab = w.model_config.vocab_size;
     const auto forward = autocast_forward(model, device, precision);
-    const int64_t first_length = first->input_ids.size(1);
+    const int64_t first_length = b.input_ids.size(1);  // the micro-batch warmed above
     model->train();
-    for (int64_t n : padded_lengths(w.train, options, c.epochs, c.max_steps)) {
+    for (int64_t n : padded_lengths(w.train, options, c.epochs, c.max_steps, c.accumulate)) {
       if (n == first_length) continue;
       const Batch shaped = synthetic_batch(c.batch_size, n, vocab, device);  // a micro-batch's rows
       forward(shaped).first.backward();  // the loss, fp32 either way

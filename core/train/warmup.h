@@ -27,8 +27,10 @@ SequenceClassifier train_throwaway(const Workload& w, const RunConfig& c, const 
 // The padded lengths (sorted, once each) of the batches `options` makes of
 // `split` in epochs 0 .. epochs-1, at most max_batches of each (0 = all):
 // the shapes a row with variable-length batches will compute on. Host only.
+// With accumulate = K > 1 the loader's batches are a step's K micro-batches:
+// their widths (split_micro_batches) are the shapes, not the batch's.
 std::vector<int64_t> padded_lengths(const TokenizedSplit& split, LoaderOptions options, int epochs,
-                                    int64_t max_batches = 0);
+                                    int64_t max_batches = 0, int64_t accumulate = 1);
 
 struct WarmUp {
   double seconds = 0;        // everything below, device-synchronised

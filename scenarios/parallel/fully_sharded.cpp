@@ -151,10 +151,17 @@ FullyShardedUnits::~FullyShardedUnits() {
     } else if (precision_.gather != torch::kFloat) {
       // fp32 parameters again, as the model was given: the set-up's fp32
       // whole where the unit was never sharded, else the gathered values.
+      // That allocates: where it fails (a device out of memory, the row
+      // unwinding from that very error), the unit's parameters become empty
+      // as a sharded unit's, never an exception out of a destructor.
       for (std::size_t j = 0; j < u->params.size(); ++j) {
         auto& p = u->params[j];
-        p.set_data(u->setup.defined() ? u->setup.narrow(0, u->offsets[j], p.numel()).view(p.sizes()).clone()
-                                      : p.detach().to(torch::kFloat));
+        try {
+          p.set_data(u->setup.defined() ? u->setup.narrow(0, u->offsets[j], p.numel()).view(p.sizes()).clone()
+                                        : p.detach().to(torch::kFloat));
+        } catch (...) {
+          p.set_data(torch::empty({0}, p.options().dtype(torch::kFloat)));
+        }
       }
     }
   }
