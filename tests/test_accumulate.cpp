@@ -8,11 +8,9 @@
 #include <ATen/record_function.h>
 
 #include <atomic>
-#include <exception>
 #include <functional>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/model/classifier.h"
@@ -29,8 +27,8 @@
 #include "scenarios/parallel/distributed_row.h"
 #include "scenarios/parallel/fabric.h"
 #include "scenarios/parallel/fully_sharded.h"
-#include "scenarios/parallel/launcher.h"
 #include "scenarios/registry.h"
+#include "tests/rank_threads.h"
 #include "tests/skip.h"
 #include "tests/tensor_checks.h"
 #include "tests/tiny_config.h"
@@ -150,37 +148,12 @@ Pair configs(ftb::RunConfig c, int batch) {
   return p;
 }
 
-// ---- ranks as threads -------------------------------------------------------------
-
-void run_ranks(int world, const std::function<void(const ftb::DistEnv&)>& fn) {
-  const int port = ftb::pick_free_port("127.0.0.1");
-  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(world));
-  std::vector<std::thread> threads;
-  for (int r = 0; r < world; ++r) {
-    threads.emplace_back([&, r] {
-      ftb::DistEnv e;
-      e.launched = true;
-      e.rank = e.local_rank = r;
-      e.world_size = e.local_world_size = world;
-      e.master_port = port;
-      try {
-        fn(e);
-      } catch (...) {
-        errors[static_cast<std::size_t>(r)] = std::current_exception();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-}
-
 // Rank 0's result of a data-parallel row on `world` ranks.
 ftb::ScenarioResult data_parallel_row(const ftb::Workload& w, const ftb::RunConfig& c, ftb::Strategy strategy,
                                       int world) {
   ftb::ScenarioResult out;
   std::mutex mu;
-  run_ranks(world, [&](const ftb::DistEnv& e) {
+  ftb_test::run_ranks(world, [&](const ftb::DistEnv& e) {
     auto r = ftb::run_data_parallel(w, c, {}, ftb::dist::sharding_of(strategy), e, ftb::dist::offloaded(strategy));
     std::lock_guard<std::mutex> lock(mu);
     if (e.rank == 0) out = r;
@@ -492,7 +465,7 @@ TEST_CASE("fabric with no_backward_sync (accumulate=3) trains as the scenario it
     const int64_t losses_direct = losses_computed([&] { direct = data_parallel_row(w, c, c.fabric_strategy, 2); });
     std::mutex mu;
     const int64_t losses_fabric = losses_computed([&] {
-      run_ranks(2, [&](const ftb::DistEnv& e) {
+      ftb_test::run_ranks(2, [&](const ftb::DistEnv& e) {
         auto r = ftb::run_fabric(w, c, {}, e);
         std::lock_guard<std::mutex> lock(mu);
         if (e.rank == 0) fabric = r;
@@ -513,7 +486,7 @@ TEST_CASE("fabric with no_backward_sync (accumulate=3) trains as the scenario it
 TEST_CASE("set_sync(false): no collective during the first K-1 backwards, one reduce on the K-th, misuse refused") {
   for (const auto strategy : {ftb::Strategy::ddp, ftb::Strategy::zero2, ftb::Strategy::zero3}) {
     CAPTURE(ftb::to_string(strategy));
-    run_ranks(2, [&](const ftb::DistEnv& e) {
+    ftb_test::run_ranks(2, [&](const ftb::DistEnv& e) {
       auto comm = ftb::dist::Communicator::create(e, torch::kCPU, std::chrono::milliseconds(30000),
                                                   "test/accumulate/" + ftb::to_string(strategy));
       auto model = tiny_model();

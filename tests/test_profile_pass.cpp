@@ -41,13 +41,7 @@ std::string gunzip(const std::string& path) {
 // 9.7 of 12.1 ms over 2 steps), so the row here is wider and longer (a step
 // of tens of ms, like the quick preset's), where it is a few percent.
 TEST_CASE("profile pass: a tiny row's trace is Chrome-trace JSON with operators inside the profiled steps") {
-  auto config = tiny_config();
-  config.dim = 64, config.hidden_dim = 256;
-  config.max_length = 128;
-  config.batch_size = 32;
-  config.synthetic_count = 400;
-  config.profile = 2;
-  config.warmup_steps = 1;
+  auto config = profiled_config();
   const auto workload = ftb::build_workload(config);
   ftb::TempDir out("ftb-profile-");
   const ftb::OpProfile p = ftb::profile_row(*ftb::find_scenario("baseline"), workload, config, out.path());

@@ -27,13 +27,7 @@ struct RanksProfile {
 
 // Rank 0's profile of ddp's steps on 2 ranks (rank 1 runs unprofiled).
 RanksProfile profile_ddp_on_two_ranks() {
-  auto config = tiny_config();
-  config.dim = 64, config.hidden_dim = 256;
-  config.max_length = 128;
-  config.batch_size = 32;
-  config.synthetic_count = 400;
-  config.profile = 2;
-  config.warmup_steps = 1;
+  auto config = profiled_config();
   config.world_size = 2;
   const auto workload = ftb::build_workload(config);
   const ftb::RunConfig c = ftb::profile_pass_config(config);

@@ -26,3 +26,18 @@ inline ftb::RunConfig amp_tiny_config() {
   c.dim = 64, c.n_layers = 2, c.hidden_dim = 128;
   return c;
 }
+
+// The tiny run wider and longer, 2 steps profiled after 1 of warm-up (the
+// profile-pass tests): a step of tens of ms, like the quick preset's, where
+// host time between operators is a few percent of it (on tiny_config's 6 ms
+// step it is ~20 %).
+inline ftb::RunConfig profiled_config() {
+  auto c = tiny_config();
+  c.dim = 64, c.hidden_dim = 256;
+  c.max_length = 128;
+  c.batch_size = 32;
+  c.synthetic_count = 400;
+  c.profile = 2;
+  c.warmup_steps = 1;
+  return c;
+}
