@@ -49,10 +49,9 @@ void refuse_second_backward(Sharding sharding, bool offload) {
                          "Fabric::no_backward_sync)");
 }
 
-void GradientSync::set_sync(bool on) {
-  if (on) return;
-  throw std::logic_error(to_string(strategy_of(sharding(), offloaded())) +
-                         " does not implement gradient accumulation (accumulate=K): sync cannot be turned off");
+void refuse_late_sync_off() {
+  throw std::logic_error("set_sync(false) after this step's synchronised backward: turn sync off for the first "
+                         "accumulate-1 micro-batches only (zero_grad() starts the next step)");
 }
 
 DeviceBytes GradientSync::kept_bytes() const {
@@ -183,9 +182,7 @@ void DataParallel::zero_grad() {
 }
 
 void DataParallel::set_sync(bool on) {
-  if (!on && (synced_ || std::find(arrived_.begin(), arrived_.end(), 1) != arrived_.end()))
-    throw std::logic_error("set_sync(false) after this step's synchronised backward: turn sync off for the first "
-                           "accumulate-1 micro-batches only (zero_grad() starts the next step)");
+  if (!on && (synced_ || std::find(arrived_.begin(), arrived_.end(), 1) != arrived_.end())) refuse_late_sync_off();
   // Sync on again: the accumulated gradients are whole here until the K-th
   // backward reduces them (zero2: every parameter's full gradient).
   if (on && !sync_) note_held();

@@ -79,6 +79,9 @@ Strategy strategy_of(Sharding sharding, bool offload);
 // step() after backwards with sync off only (no synchronised backward since
 // zero_grad()): std::logic_error naming accumulate, for every row.
 [[noreturn]] void refuse_unsynced_step(Sharding sharding, bool offload);
+// set_sync(false) after this step's synchronised backward: std::logic_error
+// naming accumulate, for every row.
+[[noreturn]] void refuse_late_sync_off();
 
 struct DataParallelOptions {
   Sharding sharding = Sharding::none;
@@ -135,10 +138,10 @@ class GradientSync {
   // finish_gradient_sync() then holds the average over ranks of every
   // micro-batch's gradients. Sync is on after construction; zero_grad() does
   // not change it. A second backward with sync on is still refused
-  // (refuse_second_backward). Strategies that have not implemented it throw
-  // std::logic_error naming accumulate when sync is turned off.
-  virtual void set_sync(bool on);
-  virtual bool sync() const { return true; }
+  // (refuse_second_backward), and so is turning sync off after one
+  // (refuse_late_sync_off).
+  virtual void set_sync(bool on) = 0;
+  virtual bool sync() const = 0;
 
   virtual Sharding sharding() const = 0;
   virtual bool offloaded() const = 0;

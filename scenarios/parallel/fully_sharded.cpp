@@ -421,9 +421,7 @@ void FullyShardedUnits::zero_grad() {
 }
 
 void FullyShardedUnits::set_sync(bool on) {
-  if (!on && (synced_ || synced_grad_))
-    throw std::logic_error("set_sync(false) after this step's synchronised backward: turn sync off for the first "
-                           "accumulate-1 micro-batches only (zero_grad() starts the next step)");
+  if (!on && (synced_ || synced_grad_)) refuse_late_sync_off();
   sync_ = on;
   if (!on) accumulated_ = true;
 }
