@@ -56,6 +56,7 @@ std::map<Precision, double> measure_matmul_peaks(const torch::Device& device, in
 
 Sweep::Sweep(RunConfig config, DistEnv env)
     : config_(std::move(config)), env_(std::move(env)), device_(resolve_device(config_.device)) {
+  check_world_size_asked(env_, config_.world_size);  // exit 2 on every rank, before any work
   if (env_.launched) config_.world_size = env_.world_size;
   else if (config_.world_size == 0) config_.world_size = auto_world_size(device_);
   selected_ = select_scenarios(config_.scenarios);  // unknown names fail before any work

@@ -141,6 +141,7 @@ TEST_CASE("dist_env: Open MPI mapping") {
 TEST_CASE("dist_env: SLURM mapping") {
   const ftb::DistEnv e = read({{"SLURM_PROCID", "6"},
                                {"SLURM_NTASKS", "8"},
+                               {"SLURM_STEP_ID", "0"},
                                {"SLURM_LOCALID", "2"},
                                {"SLURM_NTASKS_PER_NODE", "4"},
                                {"SLURM_TASKS_PER_NODE", "5(x2)"},
@@ -156,7 +157,7 @@ TEST_CASE("dist_env: SLURM mapping") {
 }
 
 TEST_CASE("dist_env: SLURM local size from SLURM_TASKS_PER_NODE") {
-  Vars v{{"SLURM_PROCID", "9"}, {"SLURM_NTASKS", "10"}, {"SLURM_LOCALID", "1"}, {"MASTER_ADDR", "gpu-001"}};
+  Vars v{{"SLURM_PROCID", "9"}, {"SLURM_NTASKS", "10"}, {"SLURM_STEP_ID", "0"}, {"SLURM_LOCALID", "1"}, {"MASTER_ADDR", "gpu-001"}};
   v["SLURM_TASKS_PER_NODE"] = "4(x2),2";
   CHECK(read(v).local_world_size == 4);
   v["SLURM_TASKS_PER_NODE"] = "3";
@@ -176,6 +177,48 @@ TEST_CASE("dist_env: half a SLURM pair is one plain process (salloc shell, batch
   CHECK_FALSE(read({{"SLURM_PROCID", "0"}}).launched);
 }
 
+// Issue 35, found under a real slurmd (22.05): a batch script's own shell has
+// SLURM_PROCID=0 and SLURM_NTASKS=2 (the job's tasks) but no step, and the
+// old code took it for rank 0 of two ranks that nobody started: it waited
+// at the rendezvous for dist_timeout_s. Fails on the old code (launched).
+TEST_CASE("dist_env: a SLURM batch script's own shell is one plain process; srun's tasks (a step) are ranks") {
+  Vars batch{{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_JOB_ID", "4"}, {"MASTER_ADDR", "vm"}};
+  const ftb::DistEnv e = read(batch);
+  CHECK_FALSE(e.launched);
+  CHECK(e.launcher == ftb::Launcher::none);
+  CHECK(e.world_size == 1);
+  Vars task = batch;
+  task["SLURM_PROCID"] = "1";
+  task["SLURM_STEP_ID"] = "0";
+  CHECK(read(task).launched);
+  CHECK(read(task).rank == 1);
+  task.erase("SLURM_STEP_ID");
+  task["SLURM_STEPID"] = "0";  // the older name
+  CHECK(read(task).launched);
+}
+
+TEST_CASE("dist_env: a world_size asked for that the launcher disagrees with names the launcher's variable") {
+  const ftb::DistEnv srun = read({{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}, {"SLURM_STEP_ID", "0"}, {"MASTER_ADDR", "vm"}});
+  const auto error_asking = [](const ftb::DistEnv& e, int asked) -> std::string {
+    try {
+      ftb::check_world_size_asked(e, asked);
+    } catch (const ftb::InputError& x) {
+      return x.what();
+    }
+    return "";
+  };
+  CHECK(error_asking(srun, 0) == "");  // auto: the launcher's count
+  CHECK(error_asking(srun, 2) == "");
+  const std::string e = error_asking(srun, 3);
+  CHECK(starts_with(e, "SLURM_NTASKS: \"2\": slurm started 2 ranks, but world_size 3 was asked"));
+  CHECK(e.find("srun -n 3") != std::string::npos);
+  const ftb::DistEnv mpi = read({{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_SIZE", "2"}, {"MASTER_ADDR", "vm"}});
+  CHECK(starts_with(error_asking(mpi, 4), "OMPI_COMM_WORLD_SIZE: "));
+  CHECK(error_asking(mpi, 4).find("mpirun -np 4") != std::string::npos);
+  CHECK(starts_with(error_asking(read({{"RANK", "0"}, {"WORLD_SIZE", "2"}}), 1), "WORLD_SIZE: "));
+  CHECK(error_asking(read({}), 4) == "");  // not launched: ftbench starts the 4 itself
+}
+
 // Review of issue 28, P3-11: a plain RANK/WORLD_SIZE environment across nodes
 // without MASTER_ADDR met at 127.0.0.1 and hung until dist_timeout_s. Fails
 // on the old code: no error. One node (LOCAL_WORLD_SIZE = WORLD_SIZE, or unset)
@@ -192,13 +235,13 @@ TEST_CASE("dist_env: a multi-node plain environment without MASTER_ADDR says wha
 }
 
 TEST_CASE("dist_env: one rank under mpirun or srun needs no MASTER_ADDR") {
-  const ftb::DistEnv e = read({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}});
+  const ftb::DistEnv e = read({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}, {"SLURM_STEP_ID", "0"}});
   CHECK(e.launched);
   CHECK(e.master_addr == "127.0.0.1");
 }
 
 TEST_CASE("dist_env: multi-rank mpirun or srun without MASTER_ADDR says what to export") {
-  const std::string slurm = error_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}});
+  const std::string slurm = error_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_STEP_ID", "0"}});
   CHECK(starts_with(slurm, "MASTER_ADDR: "));
   CHECK(slurm.find("srun") != std::string::npos);
   CHECK(slurm.find("export MASTER_ADDR") != std::string::npos);
@@ -249,10 +292,13 @@ TEST_CASE("dist_env: malformed Open MPI and SLURM values name their own variable
                               {"OMPI_COMM_WORLD_SIZE", "1"},
                               {"OMPI_COMM_WORLD_LOCAL_SIZE", "x"}}),
                     "OMPI_COMM_WORLD_LOCAL_SIZE: "));
-  CHECK(starts_with(error_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "zero"}}), "SLURM_NTASKS: "));
-  CHECK(starts_with(error_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}, {"SLURM_LOCALID", "1"}}),
+  CHECK(starts_with(error_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "zero"}, {"SLURM_STEP_ID", "0"}}), "SLURM_NTASKS: "));
+  CHECK(starts_with(error_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}, {"SLURM_STEP_ID", "0"}, {"SLURM_LOCALID", "1"}}),
                     "SLURM_LOCALID: "));
-  CHECK(starts_with(error_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}, {"SLURM_NTASKS_PER_NODE", "0"}}),
+  CHECK(starts_with(error_of({{"SLURM_PROCID", "0"},
+                              {"SLURM_NTASKS", "1"},
+                              {"SLURM_STEP_ID", "0"},
+                              {"SLURM_NTASKS_PER_NODE", "0"}}),
                     "SLURM_NTASKS_PER_NODE: "));
 }
 

@@ -50,7 +50,12 @@ pkgs=(build-essential cmake ninja-build pkg-config git python3-venv
 # a fresh machine's download, so the run command goes without it), and
 # iproute2: `ip netns`/veth for the two-node cases (tools/two_nodes.sh,
 # cli.dist_multinode_*); a minimal Debian 12 has no `ip`, and they would skip.
-if [ "$tests" = 1 ]; then pkgs+=(python3-jsonschema chromium iproute2); fi
+# slurmctld, slurmd, slurm-client, munge and openmpi-bin: the real launchers
+# the cli.dist_srun/sbatch/scancel/mpirun cases start ftbench with
+# (tools/slurm_cluster.sh runs a private one-node cluster; tests/cli/launchers.sh).
+if [ "$tests" = 1 ]; then
+  pkgs+=(python3-jsonschema chromium iproute2 slurmctld slurmd slurm-client munge openmpi-bin)
+fi
 # libsqlite3-dev: ftbench history (reports/analysis/history.cpp). libboost-dev: Boost.Math's
 # t, F and normal distributions (header-only; reports/analysis/).
 # libgloo-dev: c10d's ProcessGroupGloo.hpp includes <gloo/...>, which neither

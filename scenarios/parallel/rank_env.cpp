@@ -143,7 +143,7 @@ DistEnv dist_env_from(const Getenv& getenv_fn) {
     e.launcher = which_rank_launcher(get);
   } else if (get("OMPI_COMM_WORLD_RANK") || get("OMPI_COMM_WORLD_SIZE")) {
     read_ranks(get, kOpenMpi, e);
-  } else if (get("SLURM_PROCID") && get("SLURM_NTASKS")) {
+  } else if (get("SLURM_PROCID") && get("SLURM_NTASKS") && (get("SLURM_STEP_ID") || get("SLURM_STEPID"))) {
     read_ranks(get, kSlurm, e);
   }
 
@@ -173,6 +173,36 @@ DistEnv dist_env_from(const Getenv& getenv_fn) {
     e.master_port = p;
   }
   return e;
+}
+
+const char* world_size_variable(Launcher l) {
+  switch (l) {
+    case Launcher::slurm: return kSlurm.world_size;
+    case Launcher::openmpi: return kOpenMpi.world_size;
+    case Launcher::none:
+    case Launcher::ftbench:
+    case Launcher::torchrun:
+    case Launcher::environment: break;
+  }
+  return kTorchrun.world_size;
+}
+
+void check_world_size_asked(const DistEnv& env, int asked) {
+  if (!env.launched || asked == 0 || asked == env.world_size) return;
+  const std::string started = std::to_string(env.world_size);
+  std::string how;
+  switch (env.launcher) {
+    case Launcher::slurm: how = "srun -n " + std::to_string(asked); break;
+    case Launcher::openmpi: how = "mpirun -np " + std::to_string(asked); break;
+    case Launcher::torchrun: how = "torchrun --nproc-per-node/--nnodes"; break;
+    case Launcher::none:
+    case Launcher::ftbench:
+    case Launcher::environment: how = "WORLD_SIZE=" + std::to_string(asked); break;
+  }
+  input_error(world_size_variable(env.launcher),
+              "\"" + started + "\": " + to_string(env.launcher) + " started " + started + " ranks, but world_size " +
+                  std::to_string(asked) + " was asked (--world-size or world_size=); under a launcher its count " +
+                  "is the world size: drop world_size, or start " + std::to_string(asked) + " ranks (" + how + ")");
 }
 
 const char* to_string(SetBy s) {

@@ -14,8 +14,9 @@
 // `export MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)`)
 // and may export MASTER_PORT (default 29500, torchrun's).
 //
-// A SLURM batch script itself carries SLURM_PROCID=0 and SLURM_NTASKS: run
-// `ftbench` through `srun` there, or every rank but 0 will be missing.
+// A SLURM batch script's own shell carries SLURM_PROCID=0 and SLURM_NTASKS
+// but is no task of a step: ftbench there is one plain process (see
+// dist_env_from); run it through `srun` for SLURM's ranks.
 #pragma once
 
 #include <functional>
@@ -48,10 +49,26 @@ struct DistEnv {
 // Throws InputError("<VARIABLE>: <what is wrong>") on a malformed or
 // inconsistent value, on RANK without WORLD_SIZE (or the reverse, likewise for
 // the Open MPI pair), and on a multi-rank mpirun/srun job without MASTER_ADDR.
-// SLURM counts as launched only when both SLURM_PROCID and SLURM_NTASKS are
-// set (an `salloc` shell has SLURM_NTASKS alone, a batch script without
-// --ntasks SLURM_PROCID alone: both are one plain process).
+// SLURM counts as launched only in a task of a job step: SLURM_PROCID,
+// SLURM_NTASKS and SLURM_STEP_ID (or the older SLURM_STEPID) all set, as
+// srun sets them. An `salloc` shell has SLURM_NTASKS alone; a batch script's
+// own shell has SLURM_PROCID=0 and SLURM_NTASKS (the job's task count) but no
+// step: it is one plain process, as on any machine (its rows of kind ranks
+// start their own ranks), never rank 0 of ranks nobody started (it waited
+// out dist_timeout_s at the rendezvous: seen under a real slurmd, 22.05).
 DistEnv dist_env_from(const std::function<const char*(const char*)>& getenv_fn);
+
+// The variable that carries a launcher's world size: SLURM_NTASKS,
+// OMPI_COMM_WORLD_SIZE, or WORLD_SIZE (torchrun, a plain environment,
+// ftbench's own launcher).
+const char* world_size_variable(Launcher l);
+// Under a launcher the world size is the count of ranks it started; a
+// world_size asked for in the config (`--world-size N`, `world_size=N`; 0 =
+// auto) that differs is a job script that disagrees with itself, refused on
+// every rank before any work: InputError("SLURM_NTASKS: \"2\": slurm started
+// 2 ranks, but world_size 3 was asked ...", naming world_size_variable).
+// Nothing when not launched, when nothing was asked, or when they agree.
+void check_world_size_asked(const DistEnv& env, int asked);
 
 // Under an outside launcher, ranks of this node that would share one GPU
 // (NCCL refuses them: "Duplicate GPU detected"): more local ranks than the
