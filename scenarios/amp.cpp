@@ -60,5 +60,6 @@ ScenarioInfo amp_scenario() {
   s.run = run_amp;
   return s;
 }
+FTB_REGISTER_SCENARIO(amp_scenario, 400);
 
 }  // namespace ftb

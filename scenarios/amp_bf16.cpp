@@ -27,5 +27,6 @@ ScenarioInfo amp_bf16_scenario() {
   s.run = run_amp_bf16;
   return s;
 }
+FTB_REGISTER_SCENARIO(amp_bf16_scenario, 500);
 
 }  // namespace ftb

@@ -23,5 +23,6 @@ ScenarioInfo baseline_scenario() {
   s.run = run_baseline;
   return s;
 }
+FTB_REGISTER_SCENARIO(baseline_scenario, 100);
 
 }  // namespace ftb

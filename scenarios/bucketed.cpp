@@ -32,5 +32,6 @@ ScenarioInfo bucketed_scenario() {
   s.run = run_bucketed;
   return s;
 }
+FTB_REGISTER_SCENARIO(bucketed_scenario, 600);
 
 }  // namespace ftb

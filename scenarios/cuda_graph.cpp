@@ -267,5 +267,6 @@ ScenarioInfo cuda_graph_scenario() {
   s.aliases = {"compiled"};
   return s;
 }
+FTB_REGISTER_SCENARIO(cuda_graph_scenario, 700);
 
 }  // namespace ftb

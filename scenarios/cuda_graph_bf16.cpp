@@ -14,5 +14,6 @@ ScenarioInfo cuda_graph_bf16_scenario() {
                                 "cuda_graph with the forward under bf16 autocast (fp32 weights and Adam, no loss scaling)",
                                 {"bf16", "fused_adam", "graph"});  // the capturable Adam is the fused kernel
 }
+FTB_REGISTER_SCENARIO(cuda_graph_bf16_scenario, 800);
 
 }  // namespace ftb

@@ -15,5 +15,6 @@ ScenarioInfo cuda_graph_fp16_scenario() {
                                 "cuda_graph with the forward under fp16 autocast and the loss scaler on the device (fp32 weights and Adam)",
                                 {"fp16", "fused_adam", "graph"});  // the capturable Adam is the fused kernel
 }
+FTB_REGISTER_SCENARIO(cuda_graph_fp16_scenario, 900);
 
 }  // namespace ftb

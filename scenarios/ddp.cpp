@@ -19,5 +19,6 @@ ScenarioInfo ddp_scenario() {
                      return run_data_parallel(w, c, ctx, dist::Sharding::none, env);
                    });
 }
+FTB_REGISTER_SCENARIO(ddp_scenario, 1000);
 
 }  // namespace ftb

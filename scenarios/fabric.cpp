@@ -74,5 +74,6 @@ ScenarioInfo fabric_scenario() {
   s.technique_settings = {RowSetting::world_size, RowSetting::threads, RowSetting::precision};
   return ranks_row(s, &RunConfig::fabric_precision, /*cpu_auto=*/Precision::bf16_mixed, run_fabric);
 }
+FTB_REGISTER_SCENARIO(fabric_scenario, 1600);
 
 }  // namespace ftb

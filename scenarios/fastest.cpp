@@ -66,5 +66,6 @@ ScenarioInfo fastest_scenario() {
   s.run = run_fastest;
   return s;
 }
+FTB_REGISTER_SCENARIO(fastest_scenario, 2000);
 
 }  // namespace ftb

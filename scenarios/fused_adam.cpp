@@ -36,5 +36,6 @@ ScenarioInfo fused_adam_scenario() {
   s.run = run_fused_adam;
   return s;
 }
+FTB_REGISTER_SCENARIO(fused_adam_scenario, 200);
 
 }  // namespace ftb

@@ -156,5 +156,6 @@ ScenarioInfo largest_batch_scenario() {
   s.run = run_largest_batch;
   return s;
 }
+FTB_REGISTER_SCENARIO(largest_batch_scenario, 2100);
 
 }  // namespace ftb

@@ -11,5 +11,6 @@ ScenarioInfo peer_scenario() {
                   "the reference's baseline loop in Python: HF DistilBertForSequenceClassification + "
                   "torch.optim.Adam, fp32 (tools/peer.py)");
 }
+FTB_REGISTER_SCENARIO(peer_scenario, 1700);
 
 }  // namespace ftb

@@ -10,5 +10,6 @@ ScenarioInfo peer_amp_scenario() {
   return peer_row("peer_amp", PeerVariant::amp,
                   "the Python peer with fp16 autocast + GradScaler, CUDA only (the reference's step 3 in Python)");
 }
+FTB_REGISTER_SCENARIO(peer_amp_scenario, 1800);
 
 }  // namespace ftb

@@ -11,5 +11,6 @@ ScenarioInfo peer_amp_compiled_scenario() {
   return peer_row("peer_amp_compiled", PeerVariant::amp_compiled,
                   "the Python peer with torch.compile + fp16 autocast + GradScaler, CUDA only (the peer's best)");
 }
+FTB_REGISTER_SCENARIO(peer_amp_compiled_scenario, 1900);
 
 }  // namespace ftb

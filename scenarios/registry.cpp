@@ -1,37 +1,51 @@
 #include "scenarios/registry.h"
 
 #include <algorithm>
+#include <map>
+#include <stdexcept>
 
 #include "core/base/errors.h"
 
 namespace ftb {
 
+namespace {
+
+// A function's static: constructed by the first registration, whichever
+// file's static initialiser runs first.
+std::vector<RegisteredScenario>& registered_rows() {
+  static std::vector<RegisteredScenario> rows;
+  return rows;
+}
+
+}  // namespace
+
+std::vector<ScenarioInfo> table_by_rank(std::vector<RegisteredScenario> rows) {
+  std::sort(rows.begin(), rows.end(),
+            [](const RegisteredScenario& a, const RegisteredScenario& b) { return a.rank < b.rank; });
+  std::vector<ScenarioInfo> table;
+  std::map<std::string, std::string> file_of;  // name or alias -> the file that registered it
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i > 0 && rows[i].rank == rows[i - 1].rank)
+      throw std::logic_error(rows[i - 1].file + " and " + rows[i].file + " register the same scenario rank " +
+                             std::to_string(rows[i].rank));
+    table.push_back(rows[i].make());
+    std::vector<std::string> names = table.back().aliases;
+    names.push_back(table.back().name);
+    for (const auto& n : names) {
+      const auto [at, added] = file_of.emplace(n, rows[i].file);
+      if (!added)
+        throw std::logic_error(at->second + " and " + rows[i].file + " both register the scenario name \"" + n + "\"");
+    }
+  }
+  return table;
+}
+
+ScenarioRegistration::ScenarioRegistration(int rank, ScenarioInfo (*make)(), const char* file) {
+  registered_rows().push_back({rank, make, file});
+}
+
 const std::vector<ScenarioInfo>& scenario_registry() {
-  // Explicit table, not static self-registration: deterministic order, one
-  // place to grep, nothing for the linker to drop from a static library.
-  static const std::vector<ScenarioInfo> table = {
-      baseline_scenario(),
-      fused_adam_scenario(),
-      trainer_scenario(),
-      amp_scenario(),
-      amp_bf16_scenario(),
-      bucketed_scenario(),
-      cuda_graph_scenario(),
-      cuda_graph_bf16_scenario(),
-      cuda_graph_fp16_scenario(),
-      ddp_scenario(),
-      sharded_scenario(),
-      zero2_scenario(),
-      zero2_offload_scenario(),
-      zero3_scenario(),
-      zero3_offload_scenario(),
-      fabric_scenario(),
-      peer_scenario(),
-      peer_amp_scenario(),
-      peer_amp_compiled_scenario(),
-      fastest_scenario(),
-      largest_batch_scenario(),
-  };
+  static const std::vector<ScenarioInfo> table = table_by_rank(registered_rows());
   return table;
 }
 

@@ -8,6 +8,8 @@
 //   s.unavailable = amp_unavailable;
 //   s.run = run_amp;
 //   return s;
+// and registered in the same file, with the row's rank (scenarios/registry.h):
+//   FTB_REGISTER_SCENARIO(amp_scenario, 400);
 #pragma once
 
 #include <functional>

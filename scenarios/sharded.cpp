@@ -18,5 +18,6 @@ ScenarioInfo sharded_scenario() {
                      return run_data_parallel(w, c, ctx, dist::Sharding::optimizer, env);
                    });
 }
+FTB_REGISTER_SCENARIO(sharded_scenario, 1100);
 
 }  // namespace ftb

@@ -94,5 +94,6 @@ ScenarioInfo trainer_scenario() {
   s.run = run_trainer;
   return s;
 }
+FTB_REGISTER_SCENARIO(trainer_scenario, 300);
 
 }  // namespace ftb

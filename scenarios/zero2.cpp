@@ -20,5 +20,6 @@ ScenarioInfo zero2_scenario() {
                      return run_data_parallel(w, c, ctx, dist::Sharding::gradients, env);
                    });
 }
+FTB_REGISTER_SCENARIO(zero2_scenario, 1200);
 
 }  // namespace ftb

@@ -21,5 +21,6 @@ ScenarioInfo zero2_offload_scenario() {
                      return run_data_parallel(w, c, ctx, dist::Sharding::gradients, env, /*offload=*/true);
                    });
 }
+FTB_REGISTER_SCENARIO(zero2_offload_scenario, 1300);
 
 }  // namespace ftb

@@ -22,5 +22,6 @@ ScenarioInfo zero3_scenario() {
                      return run_data_parallel(w, c, ctx, dist::Sharding::parameters, env);
                    });
 }
+FTB_REGISTER_SCENARIO(zero3_scenario, 1400);
 
 }  // namespace ftb

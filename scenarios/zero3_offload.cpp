@@ -17,5 +17,6 @@ ScenarioInfo zero3_offload_scenario() {
                      return run_data_parallel(w, c, ctx, dist::Sharding::parameters, env, /*offload=*/true);
                    });
 }
+FTB_REGISTER_SCENARIO(zero3_offload_scenario, 1500);
 
 }  // namespace ftb

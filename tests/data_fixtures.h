@@ -33,4 +33,18 @@ struct TempDir {
   }
 };
 
+// The data folder the data tests read: FTB_SHARED_DATA_DIR (configure with
+// -DFTB_DATA_DIR=DIR; default ../shared/data, the project workspace's, which a
+// clone lacks). Where a case needs a file that is not there, the reason says
+// how to get the data.
+inline std::string data_dir() { return FTB_SHARED_DATA_DIR; }
+// The project's development copy of IMDB (24,904 reviews).
+inline std::string development_archive() { return data_dir() + "/imdb-dev-aclImdb.tar.gz"; }
+// The official archive, as tools/download_imdb.py --out DIR writes it.
+inline std::string official_archive() { return data_dir() + "/aclImdb_v1.tar.gz"; }
+inline std::string data_absent_reason(const std::string& path) {
+  return path + " is absent: tools/download_imdb.py --out DIR downloads the official aclImdb_v1.tar.gz; configure with "
+         "-DFTB_DATA_DIR=DIR to point the tests at it";
+}
+
 }  // namespace ftb_test

@@ -158,13 +158,21 @@ TEST_CASE("imdb: read_examples dispatch and its errors") {
   CHECK_THROWS_AS(ftb::read_examples((dir.path / "empty").string()), ftb::InputError);
 }
 
-TEST_CASE("imdb: the shared development archive (skipped when absent)") {
-  const std::string path = FTB_SHARED_DATA_DIR "/imdb-dev-aclImdb.tar.gz";
-  if (!fs::exists(path)) FTB_SKIP_CASE(path << " is absent (only the project workspace has it)");
+TEST_CASE("imdb: the development archive or the official one (skipped when neither is there)") {
+  // The project's development copy (24,904 reviews), else the official
+  // archive tools/download_imdb.py downloads (50,000 reviews, half positive).
+  const bool development = fs::exists(ftb_test::development_archive());
+  const std::string path = development ? ftb_test::development_archive() : ftb_test::official_archive();
+  if (!fs::exists(path)) FTB_SKIP_CASE(ftb_test::data_absent_reason(path));
   const std::vector<ftb::Example> all = ftb::read_imdb_archive(path);
-  CHECK(all.size() == 24904);  // train 12,463 + test 12,441
   int positives = 0;
   for (const auto& e : all) positives += e.label;
+  if (!development) {
+    CHECK(all.size() == 50000);  // train/unsup left out
+    CHECK(positives == 25000);
+    return;
+  }
+  CHECK(all.size() == 24904);  // train 12,463 + test 12,441
   CHECK(positives == 12472);
   // First in path order: aclImdb/test/neg/0_3.txt, byte for byte.
   REQUIRE(!all.empty());

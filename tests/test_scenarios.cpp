@@ -17,6 +17,7 @@
 #include "reports/record/report.h"
 #include "reports/record/report_upgrade.h"
 #include "reports/analysis/report_json.h"
+#include "reports/views/ladder.h"
 #include "reports/views/table.h"
 #include "core/base/errors.h"
 #include "core/base/interrupt.h"
@@ -72,6 +73,75 @@ TEST_CASE("scenarios: names resolve, unknown names are rejected") {
   CHECK(ftb::find_scenario("nope") == nullptr);
   CHECK(ftb::select_scenarios({}).size() == ftb::scenario_registry().size());
   CHECK_THROWS(ftb::select_scenarios({"baseline", "nope"}));
+}
+
+namespace {
+// Every row of ftbench in rank order, as registry.cpp's table listed them
+// before rows registered themselves (issue 37); tests/cli/list.sh pins the same.
+const std::vector<std::string> kRowOrder = {
+    "baseline", "fused_adam", "trainer",  "amp",     "amp_bf16",  "bucketed",          "cuda_graph",
+    "cuda_graph_bf16", "cuda_graph_fp16", "ddp", "sharded", "zero2", "zero2_offload", "zero3",
+    "zero3_offload", "fabric", "peer", "peer_amp", "peer_amp_compiled", "fastest", "largest_batch"};
+
+ftb::ScenarioInfo registry_test_row_a() {
+  ftb::ScenarioInfo s;
+  s.name = "a";
+  return s;
+}
+ftb::ScenarioInfo registry_test_row_b() {
+  ftb::ScenarioInfo s;
+  s.name = "b";
+  s.aliases = {"a2"};
+  return s;
+}
+ftb::ScenarioInfo registry_test_row_b_as_a() {
+  ftb::ScenarioInfo s = registry_test_row_b();
+  s.aliases = {"a"};
+  return s;
+}
+}  // namespace
+
+TEST_CASE("scenarios: every row registered itself and the table is in rank order (today's list)") {
+  std::vector<std::string> names;
+  for (const auto& s : ftb::scenario_registry()) names.push_back(s.name);
+  CHECK(names == kRowOrder);  // a row the linker dropped is missing here
+}
+
+TEST_CASE("scenarios: the registry sorts by rank, not registration order, and refuses a shared rank or name") {
+  const auto table = ftb::table_by_rank({{20, registry_test_row_b, "b.cpp"}, {10, registry_test_row_a, "a.cpp"}});
+  REQUIRE(table.size() == 2);
+  CHECK(table[0].name == "a");
+  CHECK(table[1].name == "b");
+  try {
+    ftb::table_by_rank({{10, registry_test_row_a, "a.cpp"}, {10, registry_test_row_b, "b.cpp"}});
+    FAIL("a shared rank was accepted");
+  } catch (const std::logic_error& e) {
+    CHECK(std::string(e.what()) == "a.cpp and b.cpp register the same scenario rank 10");
+  }
+  try {
+    ftb::table_by_rank({{10, registry_test_row_a, "a.cpp"}, {20, registry_test_row_b_as_a, "b.cpp"}});
+    FAIL("a shared name was accepted");
+  } catch (const std::logic_error& e) {
+    CHECK(std::string(e.what()) == "a.cpp and b.cpp both register the scenario name \"a\"");
+  }
+}
+
+TEST_CASE("ladder: the rungs from the registry's rows, in its order") {
+  // Rows ok with the stacks their ScenarioInfo gives, in registry order;
+  // fastest as on CUDA (bf16, fused_adam, bucketing). fused_adam and
+  // amp_bf16 both add one technique: the rung is the row ranked first.
+  ftb::Report report;
+  for (const auto& s : ftb::scenario_registry()) {
+    ftb::ScenarioResult r;
+    r.scenario = s.name;
+    r.status = ftb::Status::ok;
+    r.stack = s.name == "fastest" ? std::vector<std::string>{"bf16", "fused_adam", "bucketing"} : s.stack;
+    r.wall_time_s = 10;
+    report.results.push_back(r);
+  }
+  std::vector<std::string> rungs;
+  for (const auto& rung : ftb::ladder(report)) rungs.push_back(rung.row->scenario);
+  CHECK(rungs == std::vector<std::string>{"baseline", "fused_adam", "fastest"});
 }
 
 TEST_CASE("scenarios: each row's technique settings and stack travel in its result, and v3's frozen table is today's") {

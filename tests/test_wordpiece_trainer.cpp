@@ -13,6 +13,7 @@
 #include "core/text/text_data.h"
 #include "core/text/tokenizer.h"
 #include "core/text/wordpiece_trainer.h"
+#include "tests/data_fixtures.h"
 #include "tests/skip.h"
 
 using ftb::WordPieceTokenizer;
@@ -186,8 +187,11 @@ TEST_CASE("wordpiece trainer: a given size too small for the characters is an er
 }
 
 TEST_CASE("wordpiece trainer: on real reviews of the shared archive (skipped when absent)") {
-  const std::string path = FTB_SHARED_DATA_DIR "/imdb-dev-aclImdb.tar.gz";
-  if (!std::filesystem::exists(path)) FTB_SKIP_CASE(path << " is absent (only the project workspace has it)");
+  // Its figures are the development copy's (the official archive's would differ).
+  const std::string path = ftb_test::development_archive();
+  if (!std::filesystem::exists(path))
+    FTB_SKIP_CASE(path << " is absent: the project's development copy of IMDB; a clone without it runs the "
+                          "official archive's case (test_imdb_reader; tools/download_imdb.py, -DFTB_DATA_DIR=DIR)");
   const auto splits = ftb::split_reference(ftb::read_examples(path), /*seed=*/123, /*limit=*/4000);
   std::vector<std::string> train, held_out;
   for (const auto& e : splits.train) train.push_back(e.text);

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The repository's own checkers can fail (tools/check_sizes.py,
+# tools/check_links.py): each run on a fixture that breaks its rule and on
+# one that keeps it, the exact lines and exit codes pinned.
+#   tests/checker_cases.sh SOURCE_DIR CASE
+set -uo pipefail
+root="$1"; case_name="$2"
+cd "$root" || exit 1
+fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
+# expect CODE WANT cmd...: exit code CODE and stdout exactly WANT.
+expect() {
+  local code="$1" want="$2"; shift 2
+  local got rc
+  got="$("$@" 2>&1)"; rc=$?
+  [ "$rc" = "$code" ] || fail "exit $rc, want $code: $got"
+  [ "$got" = "$want" ] || fail "output:"$'\n'"$got"$'\n'"want:"$'\n'"$want"
+}
+sizes=tests/fixtures/sizes links=tests/fixtures/links
+case "$case_name" in
+  sizes_fail_on_long_file_and_function)
+    # long_function.cpp's braces in strings, characters and comments must not end it early
+    expect 1 "$sizes/bad/long_file.cpp:1: file is 504 lines (limit 500)
+$sizes/bad/long_function.cpp:5: function too_long is 61 lines (limit 60)" python3 tools/check_sizes.py "$sizes/bad" ;;
+  sizes_pass_clean)
+    # at_limit is 60 lines: within 60, over 59
+    expect 0 "" python3 tools/check_sizes.py "$sizes/clean"
+    expect 1 "$sizes/clean/tricky.cpp:26: function at_limit is 60 lines (limit 59)" \
+      python3 tools/check_sizes.py --max-function-lines 59 "$sizes/clean" ;;
+  sizes_bad_path)
+    expect 2 "check_sizes: $sizes/none: no such file or folder" python3 tools/check_sizes.py "$sizes/none" ;;
+  links_fail_on_bad_links)
+    expect 1 "README.md:3: link ../shared/SEED.md is outside the repository
+README.md:4: link docs/missing.md: no such file or folder
+README.md:5: link /etc/passwd is outside the repository
+docs/page.md:3: include ../../secret.md is outside the repository
+docs/page.md:4: link ../nowhere/: no such file or folder" python3 tools/check_links.py --root "$links/bad" ;;
+  links_pass_good)
+    expect 0 "" python3 tools/check_links.py --root "$links/good" ;;
+  *) fail "unknown case" ;;
+esac
+echo "ok [$case_name]"
