@@ -6,13 +6,16 @@ docs/*.md hold the file PATH (relative to the repository) verbatim.
 `tools/readme_tables.py` rewrites those blocks from the files (after
 `ftbench report results/...` re-rendered them, or a command wrote them);
 `tools/readme_tables.py --check` exits 1 naming each block that differs (a
-ctest runs it).
+ctest runs it). A file that is not Markdown (a job script, say) is held as a
+fenced code block (```bash for .sh and .sbatch), so the page shows the file
+the tests run.
 """
 import pathlib
 import re
 import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
+fences = {".sh": "bash", ".sbatch": "bash", ".py": "python", ".json": "json"}
 block = re.compile(r"(<!-- include: (\S+) -->\n)(.*?)(<!-- /include -->)", re.S)
 
 
@@ -33,6 +36,8 @@ def main() -> int:
                 stale.append(f"{name}: the block of {m.group(2)}: no such file")
                 return m.group(0)
             want = path.read_text()
+            if path.suffix != ".md":
+                want = f"```{fences.get(path.suffix, '')}\n{want}```\n"
             if m.group(3) != want:
                 stale.append(f"{name}: the block of {m.group(2)} differs from the file (run tools/readme_tables.py)")
             return m.group(1) + want + m.group(4)

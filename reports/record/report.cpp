@@ -93,19 +93,55 @@ void write_steps_csv(const std::string& path, const std::vector<ScenarioResult>&
   write_file_atomic(path, steps_csv(results));
 }
 
+namespace {
+
+// steps.csv's fields: plain comma-separated (ftbench writes no quotes), a
+// trailing comma an empty last field.
+std::vector<std::string> csv_fields(const std::string& l) {
+  std::vector<std::string> cells;
+  std::string cell;
+  std::istringstream row(l);
+  while (std::getline(row, cell, ',')) cells.push_back(cell);
+  if (!l.empty() && l.back() == ',') cells.emplace_back();
+  return cells;
+}
+
+// One data line of steps.csv, its fields read as numbers; errors name the
+// file, the line and the column.
+struct StepsLine {
+  const std::string& path;
+  const std::vector<std::string>& header;
+  std::vector<std::string> cells;
+  std::string where;
+
+  double number(int c) const {
+    if (c < 0) return 0;
+    try {
+      size_t used = 0;
+      const double v = std::stod(cells[c], &used);
+      if (used == cells[c].size()) return v;
+    } catch (const std::exception&) {
+      // "nan" and "inf" are read by stod; anything else is an error below
+    }
+    input_error(path, where + ": column '" + header[c] + "' is not a number: '" + cells[c] + "'");
+  }
+  // Counts: whole numbers in int64_t's range (a cast of 1e30 or nan is
+  // undefined behaviour; found by tests/fuzz).
+  int64_t count(int c) const {
+    const double v = number(c);
+    if (!(v >= -9.2e18 && v <= 9.2e18) || v != std::trunc(v))
+      input_error(path, where + ": column '" + header[c] + "' is not a whole number: '" + cells[c] + "'");
+    return static_cast<int64_t>(v);
+  }
+};
+
+}  // namespace
+
 void read_steps_csv(const std::string& path, std::vector<ScenarioResult>& results) {
   std::istringstream in(read_text_file(path));
   std::string line;
-  auto split = [](const std::string& l) {
-    std::vector<std::string> cells;
-    std::string cell;
-    std::istringstream row(l);
-    while (std::getline(row, cell, ',')) cells.push_back(cell);
-    if (!l.empty() && l.back() == ',') cells.emplace_back();
-    return cells;
-  };
   if (!std::getline(in, line)) input_error(path, "empty file, expected a steps.csv header");
-  const std::vector<std::string> header = split(line);
+  const std::vector<std::string> header = csv_fields(line);
   auto column = [&](const std::string& name, bool required) -> int {
     for (size_t i = 0; i < header.size(); ++i)
       if (header[i] == name) return static_cast<int>(i);
@@ -122,41 +158,21 @@ void read_steps_csv(const std::string& path, std::vector<ScenarioResult>& result
   }
   for (size_t n = 2; std::getline(in, line); ++n) {
     if (line.empty()) continue;
-    const std::vector<std::string> cells = split(line);
-    const std::string where = "line " + std::to_string(n);
-    if (cells.size() != header.size())
-      input_error(path, where + ": " + std::to_string(cells.size()) + " fields, the header has " +
+    const StepsLine l{path, header, csv_fields(line), "line " + std::to_string(n)};
+    if (l.cells.size() != header.size())
+      input_error(path, l.where + ": " + std::to_string(l.cells.size()) + " fields, the header has " +
                             std::to_string(header.size()));
-    auto it = by_name.find(cells[c_scenario]);
+    auto it = by_name.find(l.cells[c_scenario]);
     if (it == by_name.end()) continue;
-    auto number = [&](int c) -> double {
-      if (c < 0) return 0;
-      try {
-        size_t used = 0;
-        const double v = std::stod(cells[c], &used);
-        if (used == cells[c].size()) return v;
-      } catch (const std::exception&) {
-        // "nan" and "inf" are read by stod; anything else is an error below
-      }
-      input_error(path, where + ": column '" + header[c] + "' is not a number: '" + cells[c] + "'");
-    };
-    // Counts: whole numbers in int64_t's range (a cast of 1e30 or nan is
-    // undefined behaviour; found by tests/fuzz).
-    auto count = [&](int c) -> int64_t {
-      const double v = number(c);
-      if (!(v >= -9.2e18 && v <= 9.2e18) || v != std::trunc(v))
-        input_error(path, where + ": column '" + header[c] + "' is not a whole number: '" + cells[c] + "'");
-      return static_cast<int64_t>(v);
-    };
     StepRecord s;
-    s.step = count(c_step);
-    s.epoch = count(c_epoch);
-    s.step_ms = number(c_ms);
-    s.loss = number(c_loss);
-    s.wait_ms = number(c_wait);
-    s.samples = count(c_samples);
-    s.tokens = count(c_tokens);
-    s.seq_len = count(c_seq);
+    s.step = l.count(c_step);
+    s.epoch = l.count(c_epoch);
+    s.step_ms = l.number(c_ms);
+    s.loss = l.number(c_loss);
+    s.wait_ms = l.number(c_wait);
+    s.samples = l.count(c_samples);
+    s.tokens = l.count(c_tokens);
+    s.seq_len = l.count(c_seq);
     it->second->steps.push_back(s);
   }
 }

@@ -150,6 +150,72 @@ NumberedNotes numbered_notes(const Report& report, const std::string& baseline) 
   return out;
 }
 
+namespace {
+
+// One row of the speed-up table: a result that ran (ok or failed).
+std::vector<std::string> speedup_row(const Report& report, const ScenarioResult& r, const std::string& baseline,
+                                     const std::string& refs, bool paper) {
+  // threads = intra-op threads per rank: on a CPU, ranks x threads is the
+  // core split the row ran with (a single process gets all the cores).
+  std::vector<std::string> row = {r.scenario, to_string(r.status), r.device, std::to_string(r.world_size),
+                                  r.threads > 0 ? std::to_string(r.threads) : kDash, to_string(r.precision),
+                                  r.optimizer.empty() ? kDash : r.optimizer};
+  if (r.status == Status::ok) {
+    const auto speedups = speedups_vs(report, r, baseline);
+    row.push_back(wall_time(r.wall_time_s));
+    const bool by_throughput = speedups && speedups->by_throughput;
+    row.push_back(speedups ? format_interval(speedups->end_to_end, "%.2f", by_throughput ? "x*" : "x") : kDash);
+    row.push_back(speedups ? format_interval(speedups->steady_state, "%.2f", "x") : kDash);
+    row.push_back(fixed(r.train_samples_per_s, "%.1f", true));
+    row.push_back(fixed(r.test_acc * 100, "%.2f"));
+    row.push_back(fixed(r.val_acc * 100, "%.2f"));
+    row.push_back(fixed(static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0), "%.1f", true));
+    row.push_back(mfu_of_peak(report, r));
+  } else {
+    for (int k = 0; k < 8; ++k) row.push_back(kDash);
+  }
+  if (paper) row.push_back(reference_figure(r.scenario));
+  row.push_back(refs);
+  return row;
+}
+
+// What the intervals say about a second run: nothing, or (with a calibrate
+// file, --noise) the run-to-run noise it measured.
+std::string second_run_note(const Report& report) {
+  if (!report.run_noise.is_object())
+    return "repeats of one run share its luck, so the interval says nothing of a second run "
+           "(compare several runs for that, or give --noise).";
+  const auto source = report.run_noise.find("source");
+  const auto runs = report.run_noise.find("runs");
+  return "speed-up intervals marked r2r carry the run-to-run noise: Student's t with the speed-up's sd over " +
+         (runs != report.run_noise.end() ? runs->dump() : std::string("?")) + " runs of `ftbench calibrate` (" +
+         (source != report.run_noise.end() && source->is_string() ? source->get<std::string>() : "?") +
+         "; end-to-end from samples/s), 95 %; a row it has no estimate for keeps the within-run interval.";
+}
+
+// The text under the table: footnotes, rows not run, and the legend.
+std::string speedup_legend(const Report& report, const std::string& baseline, const NumberedNotes& notes) {
+  int repeats = 0;
+  for (const auto& r : report.results) repeats = std::max(repeats, static_cast<int>(r.repeats.size()));
+  std::string under;
+  // One entry per line in Markdown too: footnotes as a list, like the not-run list.
+  for (std::size_t k = 0; k < notes.footnotes.size(); ++k)
+    under += "- [" + std::to_string(k + 1) + "] " + notes.footnotes[k] + "\n";
+  if (!notes.not_run.empty()) {
+    under += "\nNot run here:\n";
+    for (const auto& n : notes.not_run) under += "- " + n + "\n";
+  }
+  if (!under.empty()) under += "\n";  // the legend is its own paragraph
+  return under + "speed-up: " + baseline + "'s wall time over the row's (end-to-end, validation included, as the "
+         "reference times it); steady speed-up: samples/s after warm-up (samples over step and loader-wait time) over " + baseline +
+         "'s. ! marks a test accuracy further from " + baseline + "'s than the preset's tolerance. Medians of up to " + std::to_string(repeats) + " repeat(s) of one run; [interval] where a row has "
+         "two or more: order statistics of the per-round ratios (distribution-free), with its coverage where it is "
+         "not 95 % (3 repeats reach 75 %, 5 reach 94 %); " + second_run_note(report) + " Times, accuracy and the step time behind MFU are medians over repeats. # marks a setting that differs "
+         "from " + baseline + "'s beyond what the row's technique changes. Every row: " + shared_settings(report) + ".\n";
+}
+
+}  // namespace
+
 ResultTable speedup_table(const Report& report, const std::string& baseline) {
   struct Column {
     const char* title;
@@ -164,72 +230,19 @@ ResultTable speedup_table(const Report& report, const std::string& baseline) {
   const bool paper = report_preset(report) == "paper";
   if (paper) columns.push_back({"reference A100 (SEED.md)", false});
   columns.push_back({"notes", false});
-  std::vector<std::vector<std::string>> rows;
-  const NumberedNotes notes = numbered_notes(report, baseline);
-  for (std::size_t i = 0; i < report.results.size(); ++i) {
-    const ScenarioResult& r = report.results[i];
-    if (r.status == Status::skipped) continue;  // in the "Not run here" list
-    // threads = intra-op threads per rank: on a CPU, ranks x threads is the
-    // core split the row ran with (a single process gets all the cores).
-    std::vector<std::string> row = {r.scenario, to_string(r.status), r.device, std::to_string(r.world_size),
-                                    r.threads > 0 ? std::to_string(r.threads) : kDash, to_string(r.precision),
-                                    r.optimizer.empty() ? kDash : r.optimizer};
-    if (r.status == Status::ok) {
-      const auto speedups = speedups_vs(report, r, baseline);
-      row.push_back(wall_time(r.wall_time_s));
-      const bool by_throughput = speedups && speedups->by_throughput;
-      row.push_back(speedups ? format_interval(speedups->end_to_end, "%.2f", by_throughput ? "x*" : "x") : kDash);
-      row.push_back(speedups ? format_interval(speedups->steady_state, "%.2f", "x") : kDash);
-      row.push_back(fixed(r.train_samples_per_s, "%.1f", true));
-      row.push_back(fixed(r.test_acc * 100, "%.2f"));
-      row.push_back(fixed(r.val_acc * 100, "%.2f"));
-      row.push_back(fixed(static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0), "%.1f", true));
-      row.push_back(mfu_of_peak(report, r));
-      if (paper) row.push_back(reference_figure(r.scenario));
-    } else {
-      for (int k = 0; k < 8; ++k) row.push_back(kDash);
-      if (paper) row.push_back(reference_figure(r.scenario));
-    }
-    row.push_back(notes.refs[i]);
-    rows.push_back(std::move(row));
-  }
-
   std::vector<std::vector<std::string>> table{{}};
   std::vector<bool> right;
   for (const auto& c : columns) {
     table[0].push_back(c.title);
     right.push_back(c.numeric);
   }
-  table.insert(table.end(), rows.begin(), rows.end());
-  int repeats = 0;
-  for (const auto& r : report.results) repeats = std::max(repeats, static_cast<int>(r.repeats.size()));
-  // With a calibrate file (--noise) the speed-up intervals carry the run-to-run noise it measured.
-  std::string second_run = "repeats of one run share its luck, so the interval says nothing of a second run "
-                           "(compare several runs for that, or give --noise).";
-  if (report.run_noise.is_object()) {
-    const auto source = report.run_noise.find("source");
-    const auto runs = report.run_noise.find("runs");
-    second_run = "speed-up intervals marked r2r carry the run-to-run noise: Student's t with the speed-up's sd over " +
-                 (runs != report.run_noise.end() ? runs->dump() : std::string("?")) + " runs of `ftbench calibrate` (" +
-                 (source != report.run_noise.end() && source->is_string() ? source->get<std::string>() : "?") +
-                 "; end-to-end from samples/s), 95 %; a row it has no estimate for keeps the within-run interval.";
+  const NumberedNotes notes = numbered_notes(report, baseline);
+  for (std::size_t i = 0; i < report.results.size(); ++i) {
+    const ScenarioResult& r = report.results[i];
+    if (r.status == Status::skipped) continue;  // in the "Not run here" list
+    table.push_back(speedup_row(report, r, baseline, notes.refs[i], paper));
   }
-  std::string under;
-  // One entry per line in Markdown too: footnotes as a list, like the not-run list.
-  for (std::size_t k = 0; k < notes.footnotes.size(); ++k)
-    under += "- [" + std::to_string(k + 1) + "] " + notes.footnotes[k] + "\n";
-  if (!notes.not_run.empty()) {
-    under += "\nNot run here:\n";
-    for (const auto& n : notes.not_run) under += "- " + n + "\n";
-  }
-  if (!under.empty()) under += "\n";  // the legend is its own paragraph
-  return {table, right,
-         under + "speed-up: " + baseline + "'s wall time over the row's (end-to-end, validation included, as the "
-         "reference times it); steady speed-up: samples/s after warm-up (samples over step and loader-wait time) over " + baseline +
-         "'s. ! marks a test accuracy further from " + baseline + "'s than the preset's tolerance. Medians of up to " + std::to_string(repeats) + " repeat(s) of one run; [interval] where a row has "
-         "two or more: order statistics of the per-round ratios (distribution-free), with its coverage where it is "
-         "not 95 % (3 repeats reach 75 %, 5 reach 94 %); " + second_run + " Times, accuracy and the step time behind MFU are medians over repeats. # marks a setting that differs "
-         "from " + baseline + "'s beyond what the row's technique changes. Every row: " + shared_settings(report) + ".\n"};
+  return {table, right, speedup_legend(report, baseline, notes)};
 }
 
 std::string speedup_table_markdown(const Report& report, const std::string& baseline) {

@@ -9,7 +9,10 @@ namespace ftb {
 
 using nlohmann::json;
 
-json trend_chart(const std::string& scenario, Metric m, const std::vector<TrendPoint>& points, int window) {
+namespace {
+
+// One point per run with a finite median: what the layers plot and the tooltip shows.
+json trend_values(const std::vector<TrendPoint>& points) {
   json values = json::array();
   for (const auto& p : points) {
     if (!std::isfinite(p.median.estimate)) continue;
@@ -28,20 +31,31 @@ json trend_chart(const std::string& scenario, Metric m, const std::vector<TrendP
                       {"change_point", p.change_point},
                       {"step", p.change_point ? json(p.step) : json(nullptr)}});
   }
+  return values;
+}
+
+json trend_tooltip() {
+  return json::array({{{"field", "time"}, {"type", "nominal"}, {"title", "time (UTC)"}},
+                      {{"field", "commit"}},
+                      {{"field", "machine"}},
+                      {{"field", "median"}, {"format", ".4g"}},
+                      {{"field", "low"}, {"format", ".4g"}},
+                      {{"field", "high"}, {"format", ".4g"}},
+                      {{"field", "repeats"}},
+                      {{"field", "coverage"}, {"format", ".0%"}},
+                      {{"field", "step"}, {"format", "+.1%"}},
+                      {{"field", "verdict"}},
+                      {{"field", "change"}, {"format", "+.1%"}}});
+}
+
+}  // namespace
+
+json trend_chart(const std::string& scenario, Metric m, const std::vector<TrendPoint>& points, int window) {
+  json values = trend_values(points);
   const std::string y_title = to_string(m) + " (" + metric_unit(m) + ")";
   const json x = {{"field", "time"}, {"type", "temporal"}, {"title", "run time (UTC)"}, {"scale", {{"type", "utc"}}}};
   const json color = {{"field", "machine"}, {"type", "nominal"}, {"title", "machine"}};
-  const json tooltip = json::array({{{"field", "time"}, {"type", "nominal"}, {"title", "time (UTC)"}},
-                                    {{"field", "commit"}},
-                                    {{"field", "machine"}},
-                                    {{"field", "median"}, {"format", ".4g"}},
-                                    {{"field", "low"}, {"format", ".4g"}},
-                                    {{"field", "high"}, {"format", ".4g"}},
-                                    {{"field", "repeats"}},
-                                    {{"field", "coverage"}, {"format", ".0%"}},
-                                    {{"field", "step"}, {"format", "+.1%"}},
-                                    {{"field", "verdict"}},
-                                    {{"field", "change"}, {"format", "+.1%"}}});
+  const json tooltip = trend_tooltip();
   auto marked = [&](const char* verdict, const char* shape, const char* colour) {
     return json{{"transform", json::array({{{"filter", std::string("datum.verdict === '") + verdict + "'"}}})},
                 {"mark", {{"type", "point"}, {"shape", shape}, {"filled", true}, {"size", 220}, {"color", colour}}},

@@ -100,12 +100,9 @@ std::optional<double> finite(std::optional<double> v) {
 
 json number_or_null(std::optional<double> v) { return v ? json(*v) : json(nullptr); }
 
-// A bar per row and series, coloured by precision, with an error bar from
-// low to high, an optional text label above it, and a labelled placeholder
-// (rotated text on the axis) for every row without a bar.
-json bar_chart(const Report& report, const std::string& name, json title, const std::string& y_title,
-               const std::vector<Series>& series, const std::string& format = ".3~f") {
-  const bool multi = series.size() > 1;
+// One value per row and series: the bar, its interval and label, and one
+// placeholder per row without a bar (the first series carries it).
+json bar_values(const Report& report, const std::vector<Series>& series) {
   json values = json::array();
   for (const auto& r : report.results) {
     for (size_t k = 0; k < series.size(); ++k) {
@@ -119,11 +116,20 @@ json bar_chart(const Report& report, const std::string& name, json title, const 
       row["low"] = number_or_null(b.value ? b.low : std::nullopt);
       row["high"] = number_or_null(b.value ? b.high : std::nullopt);
       row["label"] = b.value ? b.label : "";
-      // One placeholder per row (the first series carries it).
       row["placeholder"] = !b.value && k == 0 ? placeholder_text(r) : "";
       values.push_back(std::move(row));
     }
   }
+  return values;
+}
+
+// A bar per row and series, coloured by precision, with an error bar from
+// low to high, an optional text label above it, and a labelled placeholder
+// (rotated text on the axis) for every row without a bar.
+json bar_chart(const Report& report, const std::string& name, json title, const std::string& y_title,
+               const std::vector<Series>& series, const std::string& format = ".3~f") {
+  const bool multi = series.size() > 1;
+  json values = bar_values(report, series);
   const json order = report_order(report);
   json series_offset = {{"field", "series"}, {"type", "nominal"}, {"title", "speed-up"}};
   json tooltip = json::array({{{"field", "scenario"}},
