@@ -181,7 +181,7 @@ TEST_CASE("dist_env: half a SLURM pair is one plain process (salloc shell, batch
 // SLURM_PROCID=0 and SLURM_NTASKS=2 (the job's tasks) but no step, and the
 // old code took it for rank 0 of two ranks that nobody started: it waited
 // at the rendezvous for dist_timeout_s. Fails on the old code (launched).
-TEST_CASE("dist_env: a SLURM batch script's own shell is one plain process; srun's tasks (a step) are ranks") {
+TEST_CASE("dist_env: a SLURM batch script's own shell is one plain process, srun's tasks (a step) are ranks") {
   Vars batch{{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_JOB_ID", "4"}, {"MASTER_ADDR", "vm"}};
   const ftb::DistEnv e = read(batch);
   CHECK_FALSE(e.launched);

@@ -78,6 +78,45 @@ Entry per_gpu(const char* group, const char* list, const char* field, const char
           }};
 }
 
+// Recorded on every report (an empty list on a CPU machine).
+void emit_gpus(const RunFacts& r, const Emit& emit) {
+  const json* gpus = r.environment.find("gpus");
+  emit("gpus.name", gpus && gpus->is_array() ? std::optional<std::string>(
+                                                   gpu_summary(r.environment).empty() ? "none"
+                                                                                      : gpu_summary(r.environment))
+                                             : std::nullopt);
+}
+
+// Older reports have it inside os ("Linux 6.18.44-fc-v657 x86_64").
+void emit_kernel(const RunFacts& r, const Emit& emit) {
+  if (const json* k = r.environment.find("kernel")) return emit("kernel", text_of(k));
+  const json* os = r.environment.find("os");
+  std::optional<std::string> release;
+  if (os && os->is_string()) {
+    const std::string s = os->get<std::string>();
+    const auto a = s.find(' ');
+    if (a != std::string::npos) release = s.substr(a + 1, s.find(' ', a + 1) - a - 1);
+  }
+  emit("kernel", release);
+}
+
+// A watched name that is not set reads "not set"; where the report does not
+// say which names it watched, only the set ones are known.
+void emit_env_vars(const RunFacts& r, const Emit& emit) {
+  const json* set = r.environment.find("env_vars");
+  const json* watched = r.environment.find("env_vars_watched");
+  std::set<std::string> names;
+  if (set && set->is_object())
+    for (const auto& [k, v] : set->items()) names.insert(k);
+  if (watched && watched->is_array())
+    for (const auto& n : *watched)
+      if (n.is_string()) names.insert(n.get<std::string>());
+  for (const auto& n : names) {
+    const json* v = set && set->is_object() && set->contains(n) ? &set->at(n) : nullptr;
+    emit("env_vars." + n, v ? text_of(v) : std::optional<std::string>("not set"));
+  }
+}
+
 const std::vector<Entry>& table() {
   static const std::vector<Entry> entries = {
       at("processor", "/cpu/vendor"),
@@ -87,15 +126,7 @@ const std::vector<Entry>& table() {
       at("processor", "/cpu/model"),
       each_key("processor", "/cpu/isa", "cpu.isa."),
       at("processor", "/libtorch/cpu_capability"),
-      {"processor",
-       [](const RunFacts& r, const Emit& emit) {
-         // Recorded on every report (an empty list on a CPU machine).
-         const json* gpus = r.environment.find("gpus");
-         emit("gpus.name", gpus && gpus->is_array() ? std::optional<std::string>(
-                                                          gpu_summary(r.environment).empty() ? "none"
-                                                                                             : gpu_summary(r.environment))
-                                                    : std::nullopt);
-       }},
+      {"processor", emit_gpus},
       per_gpu("processor", "/gpus", "/capability", "gpus.capability"),
       at("processor", "/cpu/microcode"),
       at("compute", "/cpu/available_cores"),
@@ -114,41 +145,13 @@ const std::vector<Entry>& table() {
       at("libraries", "/compiler"),
       at("driver", "/driver_version"),
       at("driver", "/cuda_driver"),
-      {"kernel",
-       [](const RunFacts& r, const Emit& emit) {
-         // Older reports have it inside os ("Linux 6.18.44-fc-v657 x86_64").
-         if (const json* k = r.environment.find("kernel")) return emit("kernel", text_of(k));
-         const json* os = r.environment.find("os");
-         std::optional<std::string> release;
-         if (os && os->is_string()) {
-           const std::string s = os->get<std::string>();
-           const auto a = s.find(' ');
-           if (a != std::string::npos) release = s.substr(a + 1, s.find(' ', a + 1) - a - 1);
-         }
-         emit("kernel", release);
-       }},
+      {"kernel", emit_kernel},
       at("frequency", "/cpu/frequency_governor"),
       at("frequency", "/cpu/frequency_driver"),
       per_gpu("frequency", "/nvml/gpus", "/clocks_max_mhz/sm", "nvml.gpus.clocks_max_mhz.sm"),
       per_gpu("frequency", "/nvml/gpus", "/clocks_max_mhz/memory", "nvml.gpus.clocks_max_mhz.memory"),
       per_gpu("frequency", "/nvml/gpus", "/power_limit_w", "nvml.gpus.power_limit_w"),
-      {"settings",
-       [](const RunFacts& r, const Emit& emit) {
-         // A watched name that is not set reads "not set"; where the report
-         // does not say which names it watched, only the set ones are known.
-         const json* set = r.environment.find("env_vars");
-         const json* watched = r.environment.find("env_vars_watched");
-         std::set<std::string> names;
-         if (set && set->is_object())
-           for (const auto& [k, v] : set->items()) names.insert(k);
-         if (watched && watched->is_array())
-           for (const auto& n : *watched)
-             if (n.is_string()) names.insert(n.get<std::string>());
-         for (const auto& n : names) {
-           const json* v = set && set->is_object() && set->contains(n) ? &set->at(n) : nullptr;
-           emit("env_vars." + n, v ? text_of(v) : std::optional<std::string>("not set"));
-         }
-       }},
+      {"settings", emit_env_vars},
       at("settings", "/allocator/malloc"),
       at("settings", "/allocator/glibc_tunables"),
       {"data", [](const RunFacts& r, const Emit& emit) { emit("config.workload.data_hash", text_of(&r.data_hash)); }},
