@@ -22,6 +22,7 @@
 #include "reports/analysis/metrics.h"
 #include "reports/analysis/noise.h"
 #include "reports/analysis/profile.h"
+#include "reports/analysis/run_differences.h"
 #include "reports/record/report.h"
 #include "reports/analysis/statistics.h"
 
@@ -79,44 +80,6 @@ struct GeoMean {
   std::vector<std::string> scenarios;   // the ones in it (ok in every run of both sides)
   std::string note;                     // why there is no interval (or no mean), else empty
 };
-
-// One config key that differs, or that only one report records.
-struct KeyDifference {
-  std::string key;  // dotted path: "max_steps", "workload.train_examples"
-  nlohmann::json reference, other;  // null when absent from that side
-};
-
-struct ConfigCheck {
-  std::vector<KeyDifference> differences;  // run-relevant keys both record, with different values
-  std::vector<KeyDifference> only_one;     // keys one report does not record (an older ftbench): not compared
-  bool comparable() const { return differences.empty(); }
-};
-
-// Keys that do not change what a row measures, so reports that differ in them
-// are comparable: where the files went (out), how many repeats and which rows
-// ran (repeats, scenarios: compare takes the rows both have, and the
-// statistics account for n), input paths (model_dir, data, vocab: what was
-// loaded is compared through workload.*), the time data preparation took
-// (workload.prep_time_s), whether rows were profiled (profile: an untimed
-// pass after the timed repeats) and the device index (config.device is compared as
-// cpu / cuda / auto: cuda:0 and cuda:1 are the same kind of device). Where
-// both record workload.data_hash (the data's content), the data's path
-// (workload.data_source) is not compared: the hash is.
-extern const std::vector<std::string> kRunIrrelevantConfigKeys;
-ConfigCheck check_configs(const nlohmann::json& reference, const nlohmann::json& other);
-std::string describe(const KeyDifference& d);  // "preset ('smoke' vs 'mfu')"
-
-struct EnvironmentDiff {
-  std::vector<KeyDifference> differences;  // keys of the list below whose values differ
-  std::vector<std::string> same;           // labels of those that agree
-  std::vector<std::string> unrecorded;     // labels neither report records
-};
-// GPU names, driver, GPU clocks and power limits (NVML, where recorded),
-// CUDA, cuDNN, NCCL, LibTorch, CPU model and cores, threads, compiler, build
-// type, git commit and tree state (dirty), host, OS, BLAS, memory, and the
-// measured matmul peaks (fp32, bf16, fp16: what the machine really delivers).
-// Absent keys read as "not recorded".
-EnvironmentDiff diff_environments(const nlohmann::json& reference, const nlohmann::json& other);
 
 struct PairComparison {
   std::string reference_name, other_name;  // as given on the command line (a side of several runs: "r1, r2, r3")

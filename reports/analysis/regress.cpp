@@ -40,14 +40,6 @@ std::vector<double> pooled(const std::vector<std::vector<RepeatSample>>& runs, M
   return out;
 }
 
-void flatten(const json& j, const std::string& prefix, std::map<std::string, std::string>& out) {
-  if (j.is_object() && !j.empty()) {
-    for (const auto& [k, v] : j.items()) flatten(v, prefix.empty() ? k : prefix + "." + k, out);
-  } else {
-    out[prefix] = json_text(j);
-  }
-}
-
 }  // namespace
 
 std::string to_string(Gate g) {
@@ -207,21 +199,6 @@ bool RegressSummary::regressed() const {
   for (const auto& r : rows)
     if (r.gating && r.outcome == Outcome::regressed) return true;
   return false;
-}
-
-std::vector<std::string> config_differences(const json& from, const json& to) {
-  std::map<std::string, std::string> a, b;
-  flatten(hashed_config(from), "", a);
-  flatten(hashed_config(to), "", b);
-  std::vector<std::string> out;
-  for (const auto& [k, v] : a) {
-    auto it = b.find(k);
-    if (it == b.end()) out.push_back(k + ": " + v + " -> (missing)");
-    else if (it->second != v) out.push_back(k + ": " + v + " -> " + it->second);
-  }
-  for (const auto& [k, v] : b)
-    if (!a.count(k)) out.push_back(k + ": (missing) -> " + v);
-  return out;
 }
 
 namespace {

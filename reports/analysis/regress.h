@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "reports/analysis/history.h"
+#include "reports/analysis/run_differences.h"
 #include "reports/analysis/metrics.h"
 #include "reports/analysis/nightly.h"
 #include "reports/analysis/noise.h"
@@ -176,9 +177,5 @@ std::string regress_markdown(const RegressSummary& s);
 // p and what changed (suspects.h's what_changed_json); the rule, the notes
 // and whether a gating row regressed (the exit code).
 nlohmann::json regress_to_json(const RegressSummary& s);
-
-// Keys (dotted paths) whose values differ between two configs as
-// config_hash sees them: "lr: 0.001 -> 0.002".
-std::vector<std::string> config_differences(const nlohmann::json& from, const nlohmann::json& to);
 
 }  // namespace ftb
