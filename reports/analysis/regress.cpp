@@ -259,7 +259,11 @@ std::string rule_text(const RegressOptions& o, bool from_history) {
                      "one-sided t-test whose run-to-run noise comes from the baseline runs (two or more) and/or "
                      "--noise; with one baseline run and no noise file it cannot tell. Holm over every scenario at " +
                          shortest_double(o.rule.family_alpha) + ", and a change beyond " +
-                         format_double("%.3g", 100 * o.rule.min_effect) + " %.";
+                         format_double("%.3g", 100 * o.rule.min_effect) +
+                         " %. A change not called is \"same\" only where its 95 % interval rules out a change beyond " +
+                         format_double("%.3g", 100 * o.rule.min_effect) +
+                         " % either way; otherwise \"cannot tell (wide)\" (not a failure), naming the further runs "
+                         "that would settle it (modelled from the measured noise).";
   return "gating: " + gates + ". " + throughput +
          " Accuracy: the median test accuracy drops beyond the preset's tolerance. Memory: the median peak grows "
          "beyond the minimum effect." +

@@ -44,7 +44,10 @@ struct Resolution {
   // narrows the interval most: the fewest runs in all) at which the planned
   // half-width falls below log(1 + min_effect) (an interval already that
   // narrow that straddles +-min_effect: below the estimate's distance to it,
-  // at least a quarter of the effect); reachable false when no plan
+  // at least a quarter of the effect; where the runs as they are already
+  // reach that and the rule still did not call it, an interval wholly beyond
+  // the effect at its stricter family level: half the width); reachable
+  // false when no plan
   // of at most `max_more` further runs in all gets there (or nothing measured
   // the noise: var NaN).
   int more_a = 0, more_b = 0;
