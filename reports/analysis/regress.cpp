@@ -689,6 +689,24 @@ std::string what_changed_markdown(const RegressSummary& s) {
   return out;
 }
 
+// "**Result: ...**": the gating rows that regressed (the exit code), and
+// those that cannot tell (not a failure, but not "same" either).
+std::string result_line(const RegressSummary& s) {
+  std::string out;
+  std::vector<std::string> gating;
+  for (const auto& r : s.rows)
+    if (r.gating && r.outcome == Outcome::regressed) gating.push_back(r.scenario + " " + to_string(r.metric));
+  std::vector<std::string> open;  // gating rows that cannot tell: not a failure, but not "same" either
+  for (const auto& r : s.rows)
+    if (r.gating && r.outcome == Outcome::cannot_tell) open.push_back(r.scenario + " " + to_string(r.metric));
+  const std::string open_text = open.empty() ? "" : " Cannot tell for " + names_for_message(open, open.size()) +
+                                                        ": too few runs to rule out a change beyond the minimum "
+                                                        "effect (not a failure; the notes say what would settle it).";
+  out += gating.empty() ? "**Result: no regression.**" + open_text + "\n"
+                        : "**Result: REGRESSED** (" + names_for_message(gating, gating.size()) + ")." + open_text + "\n";
+  return out;
+}
+
 }  // namespace
 
 std::string regress_markdown(const RegressSummary& s) {
@@ -716,17 +734,7 @@ std::string regress_markdown(const RegressSummary& s) {
   }
   out += format_table(rows, {false, false, true, true, true, true, false}, TableStyle::markdown);
   out += "\n";
-  std::vector<std::string> gating;
-  for (const auto& r : s.rows)
-    if (r.gating && r.outcome == Outcome::regressed) gating.push_back(r.scenario + " " + to_string(r.metric));
-  std::vector<std::string> open;  // gating rows that cannot tell: not a failure, but not "same" either
-  for (const auto& r : s.rows)
-    if (r.gating && r.outcome == Outcome::cannot_tell) open.push_back(r.scenario + " " + to_string(r.metric));
-  const std::string open_text = open.empty() ? "" : " Cannot tell for " + names_for_message(open, open.size()) +
-                                                        ": too few runs to rule out a change beyond the minimum "
-                                                        "effect (not a failure; the notes say what would settle it).";
-  out += gating.empty() ? "**Result: no regression.**" + open_text + "\n"
-                        : "**Result: REGRESSED** (" + names_for_message(gating, gating.size()) + ")." + open_text + "\n";
+  out += result_line(s);
   out += what_changed_markdown(s);
   out += "\nRule: " + s.rule + "\n";
   // Insufficient rows grouped by reason, so 9 scenarios of 3 repeats make one line.
