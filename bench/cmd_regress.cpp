@@ -81,8 +81,9 @@ Command add_regress_command(CLI::App& app) {
                                        "degrees of freedom)");
   sub->add_option("--machine", a->machine, "machine key (as given to `history add --machine`)");
   sub->add_option("--out", a->out, "also write the Markdown summary to this file");
-  sub->add_option("--json", a->json, "also write the summary as JSON to this file (schema ftbench.regress/1: each "
-                                     "row's verdict, change with its interval, p, and what changed)");
+  sub->add_option("--json", a->json, "also write the summary as JSON to this file (schema ftbench.regress/2: each "
+                                     "row's verdict, change with its interval, p, what changed, and for \"cannot "
+                                     "tell\" why and what would settle it)");
   return {sub, [a] { return regress(*a); }};
 }
 

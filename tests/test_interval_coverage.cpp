@@ -19,6 +19,7 @@
 
 #include "reports/analysis/intervals.h"
 #include "reports/analysis/noise.h"
+#include "reports/analysis/power.h"
 #include "reports/analysis/statistics.h"
 #include "reports/analysis/two_level.h"
 #include "tests/history_fixtures.h"
@@ -199,18 +200,30 @@ TEST_CASE("coverage: compare's Welch interval over runs covers 95 %, and A/A row
   // The settings of issue 26 (pooling the two sides' variances gave a verdict
   // in 35 % and 8.8 % of rows, coverage 65 % in the first), sides alike, and
   // a noisy side of three runs against many quiet ones (Welch's hardest case
-  // above two runs).
-  const Sides settings[] = {{2, 6, 0.08, 0.015}, {3, 3, 0.05, 0.01}, {3, 3, 0.03, 0.03},
-                            {6, 2, 0.015, 0.08}, {3, 10, 0.05, 0.01}, {5, 5, 0.04, 0.04}};
+  // above two runs: issue 36's 3 runs at 8 % against 6 at 1.5 %).
+  //
+  // Issue 36 (b): Holm's 0.05 is the rate compare states for a whole
+  // comparison. Before, each row's p took Satterthwaite's df, and a noisy
+  // side of three runs gave a false verdict in 6.4 % (3 x 3) and 7.2 %
+  // (3 x 10) of 4-row comparisons; at Hsu's df (two_level.h, test_df) each
+  // row's test is conservative, and here the one-sided 95 % Clopper-Pearson
+  // bound of the whole-comparison rate, over 4000 comparisons a setting,
+  // stays at or under 5 %.
+  const Sides settings[] = {{2, 6, 0.08, 0.015}, {3, 3, 0.05, 0.01}, {3, 3, 0.03, 0.03}, {6, 2, 0.015, 0.08},
+                            {3, 10, 0.05, 0.01}, {5, 5, 0.04, 0.04}, {3, 6, 0.08, 0.015}};
   uint64_t seed = 2604;
   for (const auto& s : settings) {
-    const CompareRates r = simulate_compare(s, /*comparisons=*/1000, /*rows=*/4, seed++);
+    const CompareRates r = simulate_compare(s, /*comparisons=*/4000, /*rows=*/4, seed++);
     const double coverage = static_cast<double>(r.covered) / r.rows;
     const double false_rate = static_cast<double>(r.false_verdicts) / r.rows;
+    const double whole = 1.0 * r.comparisons_flagged / r.comparisons;
+    const double bound = stats::rate_upper_bound(r.comparisons_flagged, r.comparisons);
     MESSAGE(s.name() << ": interval covered " << percent(coverage) << " of " << r.rows << " rows; false verdicts "
-                     << percent(false_rate) << " of rows, " << percent(1.0 * r.comparisons_flagged / r.comparisons)
-                     << " of " << r.comparisons << " comparisons (" << 4 << " rows each)");
+                     << percent(false_rate) << " of rows, " << percent(whole) << " of " << r.comparisons
+                     << " comparisons (" << 4 << " rows each; 95 % upper bound " << percent(bound) << ")");
     REQUIRE(std::sqrt(0.95 * 0.05 / r.rows) < 0.01);
+    CHECK(whole <= 0.05);
+    CHECK(bound <= 0.05);
     // Never 2 points under the label; a side of two runs is held to its one
     // df, which covers more than 95 % (two_level.h says so).
     CHECK(coverage >= 0.93);

@@ -64,8 +64,12 @@ TEST_CASE("compare_levels: one run a side says nothing, several runs or a noise 
   CHECK(runs.diff == doctest::Approx(0.10));
   CHECK(runs.se == doctest::Approx(0.02 * std::sqrt(2.0 / 3)));
   CHECK(runs.high - runs.diff == doctest::Approx(t_quantile(0.975, 4) * runs.se));
-  CHECK(runs.p_up == doctest::Approx(t_cdf(-0.1 / runs.se, 4)));
-  CHECK(runs.p_up < 0.01);
+  // The p-value at Hsu's df (issue 36): each side's variance has 2 df.
+  CHECK(runs.test_df == 2);
+  CHECK(runs.p_up == doctest::Approx(t_cdf(-0.1 / runs.se, 2)));
+  CHECK(runs.p_up < 0.02);
+  CHECK(runs.var_a == doctest::Approx(sample_variance(a)));
+  CHECK(runs.df_b == 2);
 }
 
 TEST_CASE("compare_levels: Welch, each side its own variance and Satterthwaite's df") {

@@ -59,6 +59,41 @@ Verdict verdict_of(stats::RunVerdict v) {
   return Verdict::cannot_tell;
 }
 
+// The rule's third answer (resolution.h): a "same" whose interval still
+// includes a change beyond +-min_effect is "cannot tell", with the further
+// runs that would settle it; a cannot_tell from run_verdicts had no noise
+// estimate.
+void settle(Verdict& v, CannotTell& why, stats::Resolution& res, const stats::LevelDifference& d,
+            const CompareRule& rule) {
+  why = CannotTell::none;
+  if (v == Verdict::cannot_tell) why = CannotTell::no_noise_estimate;
+  if (v != Verdict::same) return;
+  res = stats::resolve(d.low, d.high, {d.var_a, d.runs_a, d.df_a}, {d.var_b, d.runs_b, d.df_b}, rule.min_effect,
+                       d.level);
+  if (res.resolved) return;
+  v = Verdict::cannot_tell;
+  why = CannotTell::interval_too_wide;
+}
+
+std::string verdict_text(Verdict v, CannotTell why) {
+  return to_string(v) + (why == CannotTell::interval_too_wide ? " (wide)" : "");
+}
+
+std::string settle_words(const stats::Resolution& r) { return stats::settle_text(r, "runs of A", "runs of B"); }
+
+json settle_json(CannotTell why, const stats::Resolution& r) {
+  if (why != CannotTell::interval_too_wide) return nullptr;
+  return {{"more_reference_runs", r.more_a},
+          {"more_other_runs", r.more_b},
+          {"reachable", r.reachable},
+          {"half_width_log", std::isfinite(r.half_width) ? json(r.half_width) : json(nullptr)},
+          {"planned_half_width_log", std::isfinite(r.planned_half_width) ? json(r.planned_half_width) : json(nullptr)},
+          {"modelled", true},
+          {"text", settle_words(r)}};
+}
+
+json why_json(CannotTell why) { return why == CannotTell::none ? json(nullptr) : json(to_string(why)); }
+
 stats::Interval ratio_from(const stats::LevelDifference& d, const std::vector<double>& a, const std::vector<double>& b) {
   stats::Interval r;
   r.estimate = std::exp(d.diff);
@@ -143,10 +178,87 @@ json side_json(const ScenarioComparison& s, bool reference) {
           {"reason", reference ? s.reference_reason : s.other_reason}};
 }
 
+// Below the table: what would settle each row that cannot tell because its
+// interval is too wide, rows with the same answer named together.
+std::string wide_rows_markdown(const PairComparison& p, const CompareRule& rule) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // settle text -> rows
+  for (const auto& s : p.scenarios)
+    for (const auto& m : s.metrics) {
+      if (m.why != CannotTell::interval_too_wide) continue;
+      const std::string what = s.scenario + (m.metric == Metric::train_samples_per_s ? " samples/s" : " steady");
+      const std::string text = settle_words(m.resolution);
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == text; });
+      if (it == groups.end()) groups.push_back({text, {what}});
+      else it->second.push_back(what);
+    }
+  if (groups.empty()) return "";
+  std::string out = "\nCannot tell (wide): the " + fixed(100 * rule.level, 0) +
+                    " % interval still includes changes beyond " + fixed(100 * rule.min_effect, 0) +
+                    " % either way and no test called one, so \"same\" cannot be said (not enough runs to see a change "
+                    "that size). What would settle it: the further runs at which the interval, from the noise the runs "
+                    "measured, would be narrower than that (modelled; the verdict is taken again with them):\n\n";
+  for (const auto& [text, rows] : groups) {
+    std::string names;
+    for (size_t i = 0; i < rows.size(); ++i) names += (i ? ", " : "") + rows[i];
+    out += "- " + names + ": " + text + "\n";
+  }
+  return out;
+}
+
+// Geometric means: per run, over the scenarios both sides ran ok in every
+// run; then the rows' rule over them (Holm over the metrics' means).
+void add_geomeans(PairComparison& p, const Side& reference, const Side& other, const CompareRule& rule,
+                  const NoiseFile* noise) {
+  for (Metric metric : kMetrics) {
+    GeoMean g;
+    g.metric = metric;
+    for (const auto& s : p.scenarios)
+      for (const auto& m : s.metrics)
+        if (m.metric == metric && m.reference_runs == p.reference_runs && m.other_runs == p.other_runs)
+          g.scenarios.push_back(s.scenario);
+    if (g.scenarios.empty()) {
+      g.note = "no scenario ran ok in both with this metric recorded";
+      g.ratio.estimate = g.ratio.low = g.ratio.high = std::numeric_limits<double>::quiet_NaN();
+      p.geomeans.push_back(std::move(g));
+      continue;
+    }
+    auto run_means = [&](const Side& side) {
+      std::vector<double> out;
+      for (const auto& run : side.runs) {
+        double sum = 0;
+        for (const auto& name : g.scenarios) sum += stats::run_level(metric_samples(*find_result(run, name), metric));
+        out.push_back(sum / static_cast<double>(g.scenarios.size()));
+      }
+      return out;
+    };
+    const auto a = run_means(reference), b = run_means(other);
+    const auto known = noise ? geomean_noise(*noise, g.scenarios, metric) : std::nullopt;
+    g.levels = stats::compare_levels(a, b, known, rule.level, stats::UnmeasuredSide::cannot_tell);
+    g.ratio = ratio_from(g.levels, a, b);
+    if (g.levels.basis == stats::NoiseBasis::none)
+      g.note = a.size() == 1 && b.size() == 1
+                   ? "one run a side: no interval (add runs to see how far a second run would move it)"
+                   : "a side of one run: its run-to-run noise is unknown, no interval (add runs or --noise)";
+    p.geomeans.push_back(std::move(g));
+  }
+  std::vector<stats::LevelDifference> diffs;
+  std::vector<GeoMean*> means;
+  for (auto& g : p.geomeans)
+    if (!g.scenarios.empty()) {
+      diffs.push_back(g.levels);
+      means.push_back(&g);
+    }
+  const auto verdicts = stats::run_verdicts(diffs, rule.family_alpha, rule.min_effect);
+  for (size_t i = 0; i < means.size(); ++i) {
+    means[i]->verdict = verdict_of(verdicts[i]);
+    settle(means[i]->verdict, means[i]->why, means[i]->resolution, means[i]->levels, rule);
+  }
+}
+
 }  // namespace
 
 std::string describe(const CompareRule& rule) {
-  char buf[1600];
+  char buf[2600];
   std::snprintf(buf, sizeof buf,
                 "The run is the unit. Each run's level is the median over its repeats (samples/s end to end, and "
                 "steady-state samples/s); ratio = B / A of the geometric means of the runs' levels, with a %.0f %% "
@@ -156,9 +268,15 @@ std::string describe(const CompareRule& rule) {
                 "noise (repeats inside one process share its luck, and the other side's runs say nothing of this "
                 "one's): the ratio is shown and the verdict is "
                 "\"cannot tell\"; add runs (--a R1 R2 ... --b S1 S2 ...) or --noise. B is faster (slower) when "
-                "Holm's procedure over every row of the comparison at %.2f rejects \"same\" and the ratio is at "
-                "least %.2f (at most %.2f); otherwise same within noise.",
-                100 * rule.level, rule.family_alpha, 1 + rule.min_effect, 1 - rule.min_effect);
+                "Holm's procedure over every row of the comparison at %.2f rejects \"same\" (each row's p at the "
+                "smaller of Satterthwaite's df and each side's own: Hsu's small-sample correction, which holds a whole "
+                "comparison's false verdicts to the 0.05 even where a noisy side has three runs) and the ratio is at "
+                "least %.2f (at most %.2f). Same within noise where the %.0f %% interval lies within [%.2f, %.2f]; "
+                "otherwise \"cannot tell (wide)\": too few runs to tell no change from one of that size, and the "
+                "further runs that would settle it are named (modelled from the measured noise). The geometric "
+                "means get the same rule (Holm over the two metrics).",
+                100 * rule.level, rule.family_alpha, 1 + rule.min_effect, 1 - rule.min_effect, 100 * rule.level,
+                1 - rule.min_effect, 1 + rule.min_effect);
   return buf;
 }
 
@@ -169,6 +287,15 @@ std::string to_string(Verdict v) {
     case Verdict::same: return "same within noise";
     case Verdict::cannot_tell: return "cannot tell";
     case Verdict::not_recorded: return "not recorded";
+  }
+  return "?";
+}
+
+std::string to_string(CannotTell c) {
+  switch (c) {
+    case CannotTell::none: return "";
+    case CannotTell::no_noise_estimate: return "no noise estimate";
+    case CannotTell::interval_too_wide: return "interval too wide";
   }
   return "?";
 }
@@ -295,41 +422,12 @@ PairComparison compare_reports(const Side& reference, const Side& other, const C
         rows.push_back(&m);
       }
   const auto verdicts = stats::run_verdicts(diffs, rule.family_alpha, rule.min_effect);
-  for (size_t i = 0; i < rows.size(); ++i) rows[i]->verdict = verdict_of(verdicts[i]);
-
-  // Geometric means: per run, over the scenarios both sides ran ok in every run.
-  for (Metric metric : kMetrics) {
-    GeoMean g;
-    g.metric = metric;
-    for (const auto& s : p.scenarios)
-      for (const auto& m : s.metrics)
-        if (m.metric == metric && m.reference_runs == p.reference_runs && m.other_runs == p.other_runs)
-          g.scenarios.push_back(s.scenario);
-    if (g.scenarios.empty()) {
-      g.note = "no scenario ran ok in both with this metric recorded";
-      g.ratio.estimate = g.ratio.low = g.ratio.high = std::numeric_limits<double>::quiet_NaN();
-      p.geomeans.push_back(std::move(g));
-      continue;
-    }
-    auto run_means = [&](const Side& side) {
-      std::vector<double> out;
-      for (const auto& run : side.runs) {
-        double sum = 0;
-        for (const auto& name : g.scenarios) sum += stats::run_level(metric_samples(*find_result(run, name), metric));
-        out.push_back(sum / static_cast<double>(g.scenarios.size()));
-      }
-      return out;
-    };
-    const auto a = run_means(reference), b = run_means(other);
-    const auto known = noise ? geomean_noise(*noise, g.scenarios, metric) : std::nullopt;
-    g.levels = stats::compare_levels(a, b, known, rule.level, stats::UnmeasuredSide::cannot_tell);
-    g.ratio = ratio_from(g.levels, a, b);
-    if (g.levels.basis == stats::NoiseBasis::none)
-      g.note = a.size() == 1 && b.size() == 1
-                   ? "one run a side: no interval (add runs to see how far a second run would move it)"
-                   : "a side of one run: its run-to-run noise is unknown, no interval (add runs or --noise)";
-    p.geomeans.push_back(std::move(g));
+  for (size_t i = 0; i < rows.size(); ++i) {
+    rows[i]->verdict = verdict_of(verdicts[i]);
+    settle(rows[i]->verdict, rows[i]->why, rows[i]->resolution, rows[i]->levels, rule);
   }
+
+  add_geomeans(p, reference, other, rule, noise);
   return p;
 }
 
@@ -379,8 +477,8 @@ std::string compare_markdown(const std::vector<PairComparison>& pairs, const Com
                std::to_string(repeats) + ")";
       };
       rows.push_back({s.scenario, side(t.reference, t.reference_runs, t.reference_repeats),
-                      side(t.other, t.other_runs, t.other_repeats), ratio_text(t), to_string(t.verdict), ratio_text(st),
-                      to_string(st.verdict), notes});
+                      side(t.other, t.other_runs, t.other_repeats), ratio_text(t), verdict_text(t.verdict, t.why),
+                      ratio_text(st), verdict_text(st.verdict, st.why), notes});
     }
     out += format_table(rows, {false, true, true, true, false, true, false, false}, TableStyle::markdown);
     out += "\n";
@@ -390,8 +488,12 @@ std::string compare_markdown(const std::vector<PairComparison>& pairs, const Com
              " scenario(s) ok in every run of both (per run, then over runs): ";
       out += g.scenarios.empty() ? "-" : format_interval(g.ratio, "%.3f", "x");
       if (!g.note.empty()) out += " (" + g.note + ")";
+      if (g.levels.basis != stats::NoiseBasis::none && !g.scenarios.empty())
+        out += ", " + verdict_text(g.verdict, g.why) +
+               (g.why == CannotTell::interval_too_wide ? ": " + settle_words(g.resolution) + " would settle it" : "");
       out += ".\n";
     }
+    out += wide_rows_markdown(p, rule);
     std::string profiles;
     for (const auto& s : p.scenarios)
       if (s.profile) profiles += "- " + s.scenario + ": " + describe_diff(*s.profile, 3) + "\n";
@@ -429,7 +531,9 @@ json compare_to_json(const std::vector<PairComparison>& pairs, const CompareRule
     for (const auto& s : p.scenarios) {
       json metrics = json::object();
       for (const auto& m : s.metrics) {
-        json j = {{"verdict", to_string(m.verdict)}};
+        json j = {{"verdict", to_string(m.verdict)},
+                  {"cannot_tell_reason", why_json(m.why)},
+                  {"settle", settle_json(m.why, m.resolution)}};
         if (m.verdict != Verdict::not_recorded) {
           j["ratio"] = interval_json(m.ratio);
           j["reference_level"] = m.reference;
@@ -440,6 +544,7 @@ json compare_to_json(const std::vector<PairComparison>& pairs, const CompareRule
           j["other_repeats"] = m.other_repeats;
           j["test"] = {{"basis", stats::to_string(m.levels.basis)},
                        {"df", m.levels.df},
+                       {"test_df", m.levels.test_df},
                        {"log_ratio", m.levels.diff},
                        {"se", std::isfinite(m.levels.se) ? json(m.levels.se) : json(nullptr)},
                        {"p_two_sided", std::isfinite(m.levels.p_two_sided()) ? json(m.levels.p_two_sided())
@@ -458,6 +563,9 @@ json compare_to_json(const std::vector<PairComparison>& pairs, const CompareRule
     json geomeans = json::object();
     for (const auto& g : p.geomeans)
       geomeans[to_string(g.metric)] = {{"ratio", g.scenarios.empty() ? json(nullptr) : interval_json(g.ratio)},
+                                       {"verdict", to_string(g.verdict)},
+                                       {"cannot_tell_reason", why_json(g.why)},
+                                       {"settle", settle_json(g.why, g.resolution)},
                                        {"scenarios", g.scenarios},
                                        {"note", g.note}};
     comparisons.push_back({{"reference", p.reference_name},
@@ -475,7 +583,7 @@ json compare_to_json(const std::vector<PairComparison>& pairs, const CompareRule
                              {"same", p.environment.same},
                              {"recorded_in_neither", p.environment.unrecorded}}}});
   }
-  return {{"schema", "ftbench.compare/2"},
+  return {{"schema", "ftbench.compare/3"},
           {"reference", pairs.empty() ? json(nullptr) : json(pairs.front().reference_name)},
           {"rule",
            {{"text", describe(rule)},

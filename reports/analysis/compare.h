@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "reports/analysis/two_level.h"
+#include "reports/analysis/resolution.h"
 #include "reports/analysis/metrics.h"
 #include "reports/analysis/noise.h"
 #include "reports/analysis/profile.h"
@@ -39,6 +40,13 @@ std::string describe(const CompareRule& rule);  // one paragraph
 enum class Verdict { faster, slower, same, cannot_tell, not_recorded };
 std::string to_string(Verdict v);  // "faster", "slower", "same within noise", "cannot tell", "not recorded"
 
+// Why a verdict is "cannot tell": nothing estimated a side's run-to-run
+// noise (one run, no noise file), or the ratio's interval still includes
+// changes beyond +-min_effect though no test called one (too few runs to
+// tell "no change" from "not enough data to see one": resolution.h).
+enum class CannotTell { none, no_noise_estimate, interval_too_wide };
+std::string to_string(CannotTell c);  // "", "no noise estimate", "interval too wide"
+
 // The metrics compared (reports/analysis/metrics.h names them).
 inline constexpr Metric kMetrics[] = {Metric::train_samples_per_s, Metric::steady_samples_per_s};
 
@@ -49,6 +57,8 @@ struct MetricComparison {
   stats::LevelDifference levels;   // the test behind it
   double reference = 0, other = 0; // geometric means of the runs' medians
   int reference_runs = 0, other_runs = 0, reference_repeats = 0, other_repeats = 0;
+  CannotTell why = CannotTell::none;  // where verdict is cannot_tell
+  stats::Resolution resolution;       // interval_too_wide: the further runs that would settle it (modelled)
 };
 
 // B's runs against A's runs for one metric (each run its repeats). Verdict
@@ -79,6 +89,12 @@ struct GeoMean {
   stats::LevelDifference levels;
   std::vector<std::string> scenarios;   // the ones in it (ok in every run of both sides)
   std::string note;                     // why there is no interval (or no mean), else empty
+  // The rows' rule over the geometric means (Holm over the metrics' means at
+  // family_alpha, the minimum effect, cannot tell where the interval is too
+  // wide); not_recorded where there is no mean.
+  Verdict verdict = Verdict::not_recorded;
+  CannotTell why = CannotTell::none;
+  stats::Resolution resolution;
 };
 
 struct PairComparison {
@@ -103,7 +119,7 @@ PairComparison compare_reports(const Side& reference, const Side& other, const C
 // Markdown for the console and compare.md; `forced`: the configs differed and
 // --force compared anyway (the differences are printed at the top).
 std::string compare_markdown(const std::vector<PairComparison>& pairs, const CompareRule& rule, bool forced);
-// compare.json: everything above, machine-readable ("schema": "ftbench.compare/1").
+// compare.json: everything above, machine-readable ("schema": "ftbench.compare/3").
 nlohmann::json compare_to_json(const std::vector<PairComparison>& pairs, const CompareRule& rule, bool forced);
 
 }  // namespace ftb

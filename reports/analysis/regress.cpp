@@ -13,6 +13,7 @@
 #include "core/base/text_format.h"
 #include "reports/analysis/intervals.h"
 #include "reports/analysis/profile.h"
+#include "reports/analysis/resolution.h"
 #include "reports/analysis/two_level.h"
 #include "core/base/json_text.h"
 
@@ -84,6 +85,7 @@ std::string to_string(Outcome o) {
     case Outcome::improved: return "improved";
     case Outcome::same: return "same";
     case Outcome::insufficient: return "insufficient";
+    case Outcome::cannot_tell: return "cannot tell";
   }
   return "?";
 }
@@ -234,7 +236,11 @@ std::string rule_text(const RegressOptions& o, bool from_history) {
                      "one-sided t-test whose run-to-run noise comes from the baseline runs (two or more) and/or "
                      "--noise; with one baseline run and no noise file it cannot tell. Holm over every scenario at " +
                          shortest_double(o.rule.family_alpha) + ", and a change beyond " +
-                         format_double("%.3g", 100 * o.rule.min_effect) + " %.";
+                         format_double("%.3g", 100 * o.rule.min_effect) +
+                         " %. A change not called is \"same\" only where its 95 % interval rules out a change beyond " +
+                         format_double("%.3g", 100 * o.rule.min_effect) +
+                         " % either way; otherwise \"cannot tell (wide)\" (not a failure), naming the further runs "
+                         "that would settle it (modelled from the measured noise).";
   return "gating: " + gates + ". " + throughput +
          " Accuracy: the median test accuracy drops beyond the preset's tolerance. Memory: the median peak grows "
          "beyond the minimum effect." +
@@ -395,6 +401,88 @@ std::string tonight_words(const std::vector<NamedReport>& current) {
   return s;
 }
 
+// One throughput row against baseline runs: the test over runs
+// (compare_levels; tonight's one run taken as noisy as the baseline's), its
+// numbers and note; returns the test.
+stats::LevelDifference test_vs_baseline(MetricVerdict& v, const std::vector<RunRepeats>& refs,
+                                        const TonightRuns& tonight, const NoiseEstimate* noise) {
+  const Metric m = v.metric;
+  std::vector<double> levels;
+  int n = 0;
+  for (const auto& run : refs) {
+    levels.push_back(stats::run_level(metric_values(run.repeats, m)));
+    n += static_cast<int>(run.repeats.size());
+  }
+  // Tonight's runs are runs of their own: one level each.
+  std::vector<double> tonight_levels = {stats::run_level(metric_values(tonight.first, m))};
+  for (const auto& run : tonight.reruns) tonight_levels.push_back(stats::run_level(metric_values(run, m)));
+  std::optional<stats::KnownNoise> known;
+  if (noise && noise->run_cv > 0) known = known_noise(*noise);
+  const auto d = stats::compare_levels(levels, tonight_levels, known);
+  const bool higher = metric_direction(m) == stats::Direction::higher_is_better;
+  v.reference_runs = v.level_runs = static_cast<int>(levels.size());
+  v.reference_n = n;
+  v.reference_median = std::exp(stats::mean(levels));
+  v.change = std::expm1(d.diff);
+  v.p = d.basis == stats::NoiseBasis::none ? NAN : higher ? d.p_down : d.p_up;
+  v.df = d.test_df;  // the p-value's (Hsu's small-sample correction: two_level.h); the interval's too
+  if (d.basis != stats::NoiseBasis::none) v.se = d.se;
+  v.reference_index.clear();
+  for (size_t k = 0; k < levels.size(); ++k) v.reference_index.push_back(k);
+  if (!std::isfinite(d.diff))
+    v.note = "a run with a throughput of 0 has no level: not judged";
+  else if (d.basis == stats::NoiseBasis::none)
+    v.note = "cannot tell from one run a side: the run-to-run noise is unknown (repeats inside one process "
+             "share its luck); add baseline runs (--baseline R1 R2 ...) or --noise from `ftbench calibrate`";
+  else
+    v.note = "t-test over runs, noise from " + stats::to_string(d.basis);
+  return d;
+}
+
+// A row the test did not call: "same" only where the 95 % interval of the
+// change (the one regress.json writes) rules out a change beyond the minimum
+// effect; else cannot tell, and what would settle it (resolution.h).
+void settle_vs_baseline(MetricVerdict& v, const stats::LevelDifference& d, double min_effect) {
+  const stats::TBounds b = stats::t_interval(std::log1p(v.change), v.se, v.df, 0.95);
+  const double low = std::isfinite(b.low) ? b.low : d.diff, high = std::isfinite(b.high) ? b.high : d.diff;
+  v.resolution = stats::resolve(low, high, {d.var_a, d.runs_a, d.df_a}, {d.var_b, d.runs_b, d.df_b}, min_effect);
+  if (v.resolution.resolved) return;
+  v.outcome = Outcome::cannot_tell;
+  v.note = format_double("cannot tell: the 95 %% interval of the change, %+.1f %%", 100 * std::expm1(low)) +
+           format_double(" to %+.1f %%, still includes changes beyond ", 100 * std::expm1(high)) +
+           format_double("+-%.3g %%; ", 100 * min_effect) +
+           stats::settle_text(v.resolution, "baseline runs (--baseline R1 R2 ...)", "runs tonight (--current R1 R2 ...)") +
+           " would settle it";
+}
+
+// The baseline rule over every throughput row at once: one-sided tests
+// towards worse and better, Holm over the rows at family_alpha, a change
+// beyond min_effect; rows it does not call are settled (settle_vs_baseline).
+void judge_vs_baseline_runs(std::vector<MetricVerdict*>& rows, const std::vector<std::vector<RunRepeats>>& refs,
+                            const std::vector<TonightRuns>& tonight, const std::vector<const NoiseEstimate*>& noise,
+                            const stats::NightlyRule& rule) {
+  std::vector<double> p_worse, p_better;
+  std::vector<stats::LevelDifference> diffs;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    diffs.push_back(test_vs_baseline(*rows[i], refs[i], tonight[i], noise[i]));
+    const auto& d = diffs.back();
+    const bool higher = metric_direction(rows[i]->metric) == stats::Direction::higher_is_better;
+    p_worse.push_back(rows[i]->p);
+    p_better.push_back(d.basis == stats::NoiseBasis::none ? NAN : higher ? d.p_up : d.p_down);
+  }
+  const auto worse = stats::holm_reject(p_worse, rule.family_alpha);
+  const auto better = stats::holm_reject(p_better, rule.family_alpha);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    MetricVerdict& v = *rows[i];
+    if (diffs[i].basis == stats::NoiseBasis::none || !std::isfinite(diffs[i].diff)) continue;  // insufficient
+    const double bad = metric_direction(v.metric) == stats::Direction::higher_is_better ? -v.change : v.change;
+    v.outcome = worse[i] && bad > rule.min_effect     ? Outcome::regressed
+                : better[i] && -bad > rule.min_effect ? Outcome::improved
+                                                      : Outcome::same;
+    if (v.outcome == Outcome::same) settle_vs_baseline(v, diffs[i], rule.min_effect);
+  }
+}
+
 }  // namespace
 
 RegressSummary regress_vs_history(const HistoryStore& store, const std::string& store_path, const json& current_json,
@@ -535,54 +623,7 @@ RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, co
       false,
       [&](std::vector<MetricVerdict*>& rows, const std::vector<std::vector<RunRepeats>>& refs,
           const std::vector<TonightRuns>& tonight_runs, const std::vector<const NoiseEstimate*>& noise) {
-        std::vector<double> p_worse, p_better;
-        std::vector<stats::LevelDifference> diffs;
-        for (size_t i = 0; i < rows.size(); ++i) {
-          const Metric m = rows[i]->metric;
-          std::vector<double> levels;
-          int n = 0;
-          for (const auto& run : refs[i]) {
-            levels.push_back(stats::run_level(metric_values(run.repeats, m)));
-            n += static_cast<int>(run.repeats.size());
-          }
-          // Tonight's runs are runs of their own: one level each.
-          std::vector<double> tonight_levels = {stats::run_level(metric_values(tonight_runs[i].first, m))};
-          for (const auto& run : tonight_runs[i].reruns) tonight_levels.push_back(stats::run_level(metric_values(run, m)));
-          std::optional<stats::KnownNoise> known;
-          if (noise[i] && noise[i]->run_cv > 0) known = known_noise(*noise[i]);
-          const auto d = stats::compare_levels(levels, tonight_levels, known);
-          const bool higher = metric_direction(m) == stats::Direction::higher_is_better;
-          p_worse.push_back(d.basis == stats::NoiseBasis::none ? NAN : higher ? d.p_down : d.p_up);
-          p_better.push_back(d.basis == stats::NoiseBasis::none ? NAN : higher ? d.p_up : d.p_down);
-          MetricVerdict& v = *rows[i];
-          v.reference_runs = v.level_runs = static_cast<int>(levels.size());
-          v.reference_n = n;
-          v.reference_median = std::exp(stats::mean(levels));
-          v.change = std::expm1(d.diff);
-          v.p = p_worse.back();
-          v.df = d.df;
-          if (d.basis != stats::NoiseBasis::none) v.se = d.se;
-          v.reference_index.clear();
-          for (size_t k = 0; k < levels.size(); ++k) v.reference_index.push_back(k);
-          if (!std::isfinite(d.diff))
-            v.note = "a run with a throughput of 0 has no level: not judged";
-          else if (d.basis == stats::NoiseBasis::none)
-            v.note = "cannot tell from one run a side: the run-to-run noise is unknown (repeats inside one process "
-                     "share its luck); add baseline runs (--baseline R1 R2 ...) or --noise from `ftbench calibrate`";
-          else
-            v.note = "t-test over runs, noise from " + stats::to_string(d.basis);
-          diffs.push_back(d);
-        }
-        const auto worse = stats::holm_reject(p_worse, o.rule.family_alpha);
-        const auto better = stats::holm_reject(p_better, o.rule.family_alpha);
-        for (size_t i = 0; i < rows.size(); ++i) {
-          MetricVerdict& v = *rows[i];
-          if (diffs[i].basis == stats::NoiseBasis::none) continue;  // insufficient
-          const double bad = metric_direction(v.metric) == stats::Direction::higher_is_better ? -v.change : v.change;
-          v.outcome = worse[i] && bad > o.rule.min_effect     ? Outcome::regressed
-                      : better[i] && -bad > o.rule.min_effect ? Outcome::improved
-                                                              : Outcome::same;
-        }
+        judge_vs_baseline_runs(rows, refs, tonight_runs, noise, o.rule);
       },
       [&](const RunRepeats& run, const std::string& scenario) -> std::optional<OpProfile> {
         for (size_t k = 0; k < base.size(); ++k)
@@ -625,6 +666,24 @@ std::string what_changed_markdown(const RegressSummary& s) {
   return out;
 }
 
+// "**Result: ...**": the gating rows that regressed (the exit code), and
+// those that cannot tell (not a failure, but not "same" either).
+std::string result_line(const RegressSummary& s) {
+  std::string out;
+  std::vector<std::string> gating;
+  for (const auto& r : s.rows)
+    if (r.gating && r.outcome == Outcome::regressed) gating.push_back(r.scenario + " " + to_string(r.metric));
+  std::vector<std::string> open;  // gating rows that cannot tell: not a failure, but not "same" either
+  for (const auto& r : s.rows)
+    if (r.gating && r.outcome == Outcome::cannot_tell) open.push_back(r.scenario + " " + to_string(r.metric));
+  const std::string open_text = open.empty() ? "" : " Cannot tell for " + names_for_message(open, open.size()) +
+                                                        ": too few runs to rule out a change beyond the minimum "
+                                                        "effect (not a failure; the notes say what would settle it).";
+  out += gating.empty() ? "**Result: no regression.**" + open_text + "\n"
+                        : "**Result: REGRESSED** (" + names_for_message(gating, gating.size()) + ")." + open_text + "\n";
+  return out;
+}
+
 }  // namespace
 
 std::string regress_markdown(const RegressSummary& s) {
@@ -637,6 +696,7 @@ std::string regress_markdown(const RegressSummary& s) {
     if (r.outcome == Outcome::regressed) verdict = r.gating ? "**REGRESSED**" : "regressed (not gating)";
     if (r.outcome == Outcome::insufficient)
       verdict = r.note.rfind("cannot tell", 0) == 0 ? "cannot tell" : s.from_history ? "insufficient history" : verdict;
+    if (r.outcome == Outcome::cannot_tell) verdict = "cannot tell (wide)";
     std::string ref = format_value(r.metric, r.reference_median);
     if (r.reference_n) {
       ref += " (" + std::to_string(r.level_runs) + (r.level_runs == 1 ? " run" : " runs");
@@ -651,21 +711,17 @@ std::string regress_markdown(const RegressSummary& s) {
   }
   out += format_table(rows, {false, false, true, true, true, true, false}, TableStyle::markdown);
   out += "\n";
-  std::vector<std::string> gating;
-  for (const auto& r : s.rows)
-    if (r.gating && r.outcome == Outcome::regressed) gating.push_back(r.scenario + " " + to_string(r.metric));
-  out += gating.empty() ? "**Result: no regression.**\n"
-                        : "**Result: REGRESSED** (" + names_for_message(gating, gating.size()) + ").\n";
+  out += result_line(s);
   out += what_changed_markdown(s);
   out += "\nRule: " + s.rule + "\n";
   // Insufficient rows grouped by reason, so 9 scenarios of 3 repeats make one line.
   std::vector<std::pair<std::string, std::vector<std::string>>> reasons;  // reason -> what, in row order
   for (const auto& r : s.rows) {
-    if (r.outcome != Outcome::insufficient) continue;
+    if (r.outcome != Outcome::insufficient && r.outcome != Outcome::cannot_tell) continue;
     // A scenario whose metrics all share the reason (no history at all) is named once.
     bool shared = true;
     for (const auto& o : s.rows)
-      if (o.scenario == r.scenario && (o.outcome != Outcome::insufficient || o.note != r.note)) shared = false;
+      if (o.scenario == r.scenario && (o.outcome != r.outcome || o.note != r.note)) shared = false;
     const std::string what = shared ? r.scenario : r.scenario + " " + to_string(r.metric);
     auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& p) { return p.first == r.note; });
     if (it == reasons.end()) reasons.push_back({r.note, {what}});
@@ -720,6 +776,20 @@ json change_interval(const MetricVerdict& v) {
   return to_json(i);
 }
 
+// A cannot_tell row's plan (resolution.h): further baseline runs (or nights)
+// and runs tonight at which the interval, from the measured noise, would be
+// narrower than the minimum effect. Modelled. null on other rows.
+json settle_json(const MetricVerdict& v) {
+  if (v.outcome != Outcome::cannot_tell) return nullptr;
+  const auto& r = v.resolution;
+  return {{"more_reference_runs", r.more_a},
+          {"more_current_runs", r.more_b},
+          {"reachable", r.reachable},
+          {"half_width_log", number_or_null(r.half_width)},
+          {"planned_half_width_log", number_or_null(r.planned_half_width)},
+          {"modelled", true}};
+}
+
 }  // namespace
 
 json regress_to_json(const RegressSummary& s) {
@@ -744,12 +814,17 @@ json regress_to_json(const RegressSummary& s) {
                 // infinite (the normal, a known noise; JSON has no infinity).
                 {"df", std::isfinite(r.p) && r.df > 0 ? number_or_null(r.df) : json(nullptr)},
                 {"note", r.note},
+                {"cannot_tell_reason", r.outcome == Outcome::cannot_tell ? json("interval too wide")
+                                       : r.outcome == Outcome::insufficient && r.note.rfind("cannot tell", 0) == 0
+                                           ? json("no noise estimate")
+                                           : json(nullptr)},
+                {"settle", settle_json(r)},
                 {"history_steps", r.steps},
                 {"left_out", r.left_out}};
     if (r.outcome == Outcome::regressed) row["what_changed"] = what_changed_json(r.what_changed);
     rows.push_back(std::move(row));
   }
-  return {{"schema", "ftbench.regress/1"},
+  return {{"schema", "ftbench.regress/2"},
           {"current", s.current},
           {"reference", s.reference},
           {"from_history", s.from_history},

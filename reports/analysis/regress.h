@@ -15,7 +15,10 @@
 //     runs' levels (two_level.h's compare_levels): the run-to-run noise from
 //     the baseline runs (two or more) and/or a calibrate noise file; with one
 //     baseline run and no noise file nothing estimates it, and the verdict is
-//     "cannot tell from one run a side", never a guess from repeats.
+//     "cannot tell from one run a side", never a guess from repeats. A row
+//     the test does not call is "same" only where the change's 95 %
+//     interval rules out a change beyond the minimum effect; else "cannot
+//     tell", naming the further runs that would settle it (resolution.h).
 //   Tonight may be several runs (`--current R1 R2 ...`, a confirmation rerun
 //     after a first alarm): independent runs of one machine, preset and
 //     config, each its own level; the history rule takes the mean of their
@@ -45,6 +48,7 @@
 #include "reports/analysis/metrics.h"
 #include "reports/analysis/nightly.h"
 #include "reports/analysis/noise.h"
+#include "reports/analysis/resolution.h"
 #include "reports/analysis/statistics.h"
 #include "reports/analysis/suspects.h"
 
@@ -56,8 +60,12 @@ std::string to_string(Gate g);
 std::set<Gate> parse_gates(const std::string& csv, const std::string& flag);
 Metric gate_metric(Gate g);
 
-enum class Outcome { regressed, improved, same, insufficient };
-std::string to_string(Outcome o);
+// cannot_tell: judged, but the change's interval still includes changes
+// beyond the minimum effect (too few runs to tell "no change" from "not
+// enough data to see one"); the row names what would settle it. Never fails
+// the gate (only regressed does).
+enum class Outcome { regressed, improved, same, insufficient, cannot_tell };
+std::string to_string(Outcome o);  // "regressed", "improved", "same", "insufficient", "cannot tell"
 
 // The threshold rules (accuracy, memory): medians, no test.
 struct JudgeContext {
@@ -83,6 +91,9 @@ struct MetricVerdict {
   std::vector<std::string> left_out;  // history runs without a value > 0, left out of a judged row
   int current_runs = 1;                 // tonight's runs behind current_n
   std::vector<size_t> reference_index;  // the reference runs (index into the row's window) behind its level
+  // cannot_tell rows: the further runs that would settle them (resolution.h;
+  // modelled from the measured noise).
+  stats::Resolution resolution;
   // Regressed rows: the facts that differ between those reference runs and
   // tonight's runs, most decisive first, then (throughput rows with profiles
   // on both sides) the operators that grew.
@@ -171,11 +182,15 @@ std::optional<OpProfile> stored_profile(const HistoryStore& store, const History
 
 std::string regress_markdown(const RegressSummary& s);
 // The machine-readable summary (`regress --json FILE`), schema
-// "ftbench.regress/1" as compare.json's "ftbench.compare/N": per row the
+// "ftbench.regress/2" as compare.json's "ftbench.compare/N": per row the
 // verdict, the levels, the change with its 95 % interval (t on the log
 // levels at the test's df, not adjusted for Holm; null where no test ran),
-// p and what changed (suspects.h's what_changed_json); the rule, the notes
-// and whether a gating row regressed (the exit code).
+// p and what changed (suspects.h's what_changed_json); where the verdict is
+// "cannot tell", cannot_tell_reason ("interval too wide", or "no noise
+// estimate" for an insufficient row of one run a side) and, for a wide
+// interval, settle (the further runs a side that would narrow it below the
+// minimum effect, modelled); the rule, the notes and whether a gating row
+// regressed (the exit code). Version 2 added "cannot tell" and those keys.
 nlohmann::json regress_to_json(const RegressSummary& s);
 
 }  // namespace ftb

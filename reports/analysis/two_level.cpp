@@ -51,6 +51,36 @@ double satterthwaite_df(const std::vector<VarianceTerm>& terms) {
   return denom > 0 ? total * total / denom : std::numeric_limits<double>::infinity();
 }
 
+// Each side's variance of one run's level as compare_levels uses it, and its
+// df (LevelDifference::var_a, df_a); a side nothing estimates takes the
+// other's (what as_the_other_side assumes; unused when the caller cannot tell).
+void record_sides(LevelDifference& d, const std::vector<double>& a, const std::vector<double>& b,
+                  const std::optional<KnownNoise>& file, const SideWeights& wa, const SideWeights& wb) {
+  auto side = [&](const std::vector<double>& x, const SideWeights& w, double& var, double& df) {
+    if (!w.known()) return;
+    var = 0;
+    df = 0;
+    if (w.own > 0) {
+      var += w.own * sample_variance(x);
+      df += static_cast<double>(x.size() - 1);
+    }
+    if (w.file > 0) {
+      var += w.file * file->run_sd * file->run_sd;
+      df += file->df;
+    }
+  };
+  side(a, wa, d.var_a, d.df_a);
+  side(b, wb, d.var_b, d.df_b);
+  if (!wa.known()) {
+    d.var_a = d.var_b;
+    d.df_a = d.df_b;
+  }
+  if (!wb.known()) {
+    d.var_b = d.var_a;
+    d.df_b = d.df_a;
+  }
+}
+
 }  // namespace
 
 double t_cdf(double t, double df) {
@@ -190,6 +220,7 @@ LevelDifference compare_levels(const std::vector<double>& a, const std::vector<d
   const SideWeights wa = side_weights(a.size(), file), wb = side_weights(b.size(), file);
   // se^2 = on_a s2_a + on_b s2_b + on_file sigma2: each side's variance over its run count.
   double on_a = wa.own / ka, on_b = wb.own / kb, on_file = wa.file / ka + wb.file / kb;
+  record_sides(d, a, b, file, wa, wb);
   if (!wa.known() || !wb.known()) {
     if ((!wa.known() && !wb.known()) || one_run == UnmeasuredSide::cannot_tell) return d;  // no claim
     // The unmeasured side is taken to be as noisy as the measured one (the caller's stated assumption).
@@ -220,6 +251,7 @@ LevelDifference compare_levels(const std::vector<double>& a, const std::vector<d
   if (!file)
     for (const auto& t : terms)
       if (t.df < 2) d.df = std::min(d.df, t.df);
+  d.test_df = std::min({d.df, d.df_a, d.df_b});
   if (!(d.se > 0)) {
     // Identical levels everywhere: no spread to test against.
     d.p_up = d.diff > 0 ? 0 : 1;
@@ -228,8 +260,8 @@ LevelDifference compare_levels(const std::vector<double>& a, const std::vector<d
     return d;
   }
   const double t = d.diff / d.se;
-  d.p_down = t_cdf(t, d.df);
-  d.p_up = t_cdf(-t, d.df);
+  d.p_down = t_cdf(t, d.test_df);
+  d.p_up = t_cdf(-t, d.test_df);
   const TBounds bounds = t_interval(d.diff, d.se, d.df, level);
   d.low = bounds.low;
   d.high = bounds.high;

@@ -44,7 +44,7 @@ case "$case_name" in
 import json, sys
 d = sys.argv[1]
 j = json.load(open(d + "/compare.json"))
-assert j["schema"] == "ftbench.compare/2" and len(j["comparisons"]) == 2
+assert j["schema"] == "ftbench.compare/3" and len(j["comparisons"]) == 2
 rows = {s["scenario"]: s for s in j["comparisons"][0]["scenarios"]}
 # One run a side (3 repeats each): ratio 1, but nothing estimates the run-to-run noise
 m = rows["baseline"]["metrics"]["train_samples_per_s"]

@@ -83,7 +83,7 @@ PY
     python3 - "$tmp/regress.json" <<'PY' || fail "regress --json: $(head -c 2000 "$tmp/regress.json")"
 import json, sys
 j = json.load(open(sys.argv[1]))
-assert j["schema"] == "ftbench.regress/1" and j["regressed"] is True, j
+assert j["schema"] == "ftbench.regress/2" and j["regressed"] is True, j
 row = next(r for r in j["rows"] if r["scenario"] == "baseline" and r["metric"] == "train_samples_per_s")
 assert row["verdict"] == "regressed" and row["gating"] is True, row
 ci = row["interval"]  # of current / reference, as compare.json's ratios
