@@ -554,7 +554,7 @@ BaselineTrials simulate_vs_baseline(int base_runs, int tonight_runs, double chan
 // +60 %). Seeded simulations through regress_vs_baseline at 8 % run-to-run
 // noise (issue 36's case measured about 8.6 %). On the old rule this case's
 // first CHECK fails (3 runs: "same" in most trials).
-TEST_CASE("regress vs baseline runs: -50 % with 3 baseline runs cannot tell, with 8 regressed; 0 % over 20 runs same") {
+TEST_CASE("regress vs baseline runs: -50 % with 3 baseline runs cannot tell, with 8 regressed, 0 % over 20 runs same") {
   const BaselineTrials three = simulate_vs_baseline(3, 1, -0.5, 0.08, 200, 3601);
   CHECK(three.same == 0);             // never "no change"
   CHECK(three.improved == 0);
