@@ -203,6 +203,28 @@ double LevelDifference::p_two_sided() const {
   return std::min(1.0, 2 * std::min(p_up, p_down));
 }
 
+namespace {
+
+// The one-sided p-values at the test's df and the interval at the
+// interval's df, from diff and se.
+void test_difference(LevelDifference& d) {
+  if (!(d.se > 0)) {
+    // Identical levels everywhere: no spread to test against.
+    d.p_up = d.diff > 0 ? 0 : 1;
+    d.p_down = d.diff < 0 ? 0 : 1;
+    d.low = d.high = d.diff;
+    return;
+  }
+  const double t = d.diff / d.se;
+  d.p_down = t_cdf(t, d.test_df);
+  d.p_up = t_cdf(-t, d.test_df);
+  const TBounds bounds = t_interval(d.diff, d.se, d.df, d.level);
+  d.low = bounds.low;
+  d.high = bounds.high;
+}
+
+}  // namespace
+
 LevelDifference compare_levels(const std::vector<double>& a, const std::vector<double>& b,
                                const std::optional<KnownNoise>& noise, double level, UnmeasuredSide one_run) {
   LevelDifference d;
@@ -252,19 +274,7 @@ LevelDifference compare_levels(const std::vector<double>& a, const std::vector<d
     for (const auto& t : terms)
       if (t.df < 2) d.df = std::min(d.df, t.df);
   d.test_df = std::min({d.df, d.df_a, d.df_b});
-  if (!(d.se > 0)) {
-    // Identical levels everywhere: no spread to test against.
-    d.p_up = d.diff > 0 ? 0 : 1;
-    d.p_down = d.diff < 0 ? 0 : 1;
-    d.low = d.high = d.diff;
-    return d;
-  }
-  const double t = d.diff / d.se;
-  d.p_down = t_cdf(t, d.test_df);
-  d.p_up = t_cdf(-t, d.test_df);
-  const TBounds bounds = t_interval(d.diff, d.se, d.df, level);
-  d.low = bounds.low;
-  d.high = bounds.high;
+  test_difference(d);
   return d;
 }
 
