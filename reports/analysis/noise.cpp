@@ -136,11 +136,13 @@ Speedups with_run_noise(Speedups s, const std::string& scenario, const NoiseFile
   return s;
 }
 
-AaCheck aa_check(const std::vector<Report>& runs, const stats::NightlyRule& rule) {
-  AaCheck aa;
-  const auto by_run = per_run(runs);
+namespace {
+
+using RunsByScenario = std::vector<std::map<std::string, std::map<Metric, std::vector<double>>>>;
+
+// Regress: run t as tonight, the others (in order) as its history.
+void aa_regress(AaCheck& aa, const RunsByScenario& by_run, const stats::NightlyRule& rule) {
   const int k = static_cast<int>(by_run.size());
-  // Regress: run t as tonight, the others (in order) as its history.
   for (int t = 0; t < k; ++t) {
     std::vector<stats::NightSeries> series;
     std::vector<std::string> names;
@@ -173,7 +175,11 @@ AaCheck aa_check(const std::vector<Report>& runs, const stats::NightlyRule& rule
       }
     aa.regress_alarms += alarmed;
   }
-  // Compare: every pair, one run a side, the run-to-run noise from the other runs.
+}
+
+// Compare: every pair, one run a side, the run-to-run noise from the other runs.
+void aa_compare(AaCheck& aa, const RunsByScenario& by_run) {
+  const int k = static_cast<int>(by_run.size());
   for (int a = 0; a < k; ++a)
     for (int b = a + 1; b < k; ++b) {
       std::vector<stats::LevelDifference> rows;
@@ -208,6 +214,15 @@ AaCheck aa_check(const std::vector<Report>& runs, const stats::NightlyRule& rule
         }
       aa.compare_verdicts += flagged;
     }
+}
+
+}  // namespace
+
+AaCheck aa_check(const std::vector<Report>& runs, const stats::NightlyRule& rule) {
+  AaCheck aa;
+  const auto by_run = per_run(runs);
+  aa_regress(aa, by_run, rule);
+  aa_compare(aa, by_run);
   return aa;
 }
 
