@@ -219,85 +219,35 @@ std::string utc_now() {
   return buf;
 }
 
-bool is_bad(double v) { return !std::isfinite(v) || v < 0; }
+// Every repeat of the report's ok rows under run `run_id`; InputError naming
+// `where` when a scenario appears twice (the caller's transaction rolls back).
+int insert_repeats(sqlite3* db, const std::string& path, int64_t run_id, const Report& report,
+                   const std::string& where) {
+  int added = 0;
+  for (const auto& r : report.results) {
+    if (r.status != Status::ok) continue;
+    for (size_t k = 0; k < r.repeats.size(); ++k) {
+      const RepeatSample& s = r.repeats[k];
+      Statement rep(db, path,
+                    "INSERT INTO repeats (run_id, scenario, repeat, train_samples_per_s, steady_samples_per_s, "
+                    "wall_time_s, step_ms_median, test_acc, peak_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+      rep.bind(1, run_id).bind(2, r.scenario).bind(3, static_cast<int64_t>(k));
+      rep.bind(4, s.train_samples_per_s).bind(5, s.steady_samples_per_s).bind(6, s.wall_time_s);
+      rep.bind(7, s.step_ms_median).bind(8, s.test_acc).bind(9, s.peak_bytes);
+      try {
+        rep.step();
+      } catch (const std::runtime_error&) {
+        if ((sqlite3_errcode(db) & 0xff) == SQLITE_CONSTRAINT)
+          input_error(where, "scenario '" + r.scenario + "' appears twice in results; nothing was added");
+        throw;
+      }
+      ++added;
+    }
+  }
+  return added;
+}
 
 }  // namespace
-
-std::string machine_key(const Environment& environment) {
-  JsonFields env(environment.facts(), "environment");  // InputError naming a missing host or CPU model
-  std::string key = env.string("host") + " | " + env.object("cpu").string("model");
-  if (const std::string gpus = gpu_summary(environment); !gpus.empty()) key += " | " + gpus;  // "2x NVIDIA H200"
-  return key;
-}
-
-const std::vector<std::string>& config_keys_ignored() {
-  // workload.data_hash (added 2026-12) is left out so that a history's series
-  // go on across the ftbench that started recording it; the data's path is
-  // still in the hash, and compare checks the content.
-  // profile (added 2026-12, issue 29): the profiling pass runs after a row's
-  // timed repeats and changes no figure; a series goes on whether a night
-  // profiled or not, and across the version that added the key.
-  static const std::vector<std::string> keys = {"out", "repeats", "scenarios", "workload.prep_time_s",
-                                                "workload.data_hash", "profile"};
-  return keys;
-}
-
-json hashed_config(const json& config) {
-  json c = config;
-  for (const auto& key : config_keys_ignored()) {
-    json* parent = &c;
-    std::string rest = key;
-    for (size_t dot; (dot = rest.find('.')) != std::string::npos; rest = rest.substr(dot + 1)) {
-      const std::string head = rest.substr(0, dot);
-      if (!parent->is_object() || !parent->contains(head)) {
-        parent = nullptr;
-        break;
-      }
-      parent = &(*parent)[head];
-    }
-    if (parent && parent->is_object()) parent->erase(rest);
-  }
-  // A key added later (accumulate, issue 28) is hashed where it differs from
-  // the value older reports ran at; at that value it is left out, so a series
-  // goes on across the version that added the key (report.h).
-  for (auto it = c.begin(); it != c.end();) {
-    const json* before = config_value_before_key(it.key());
-    if (before != nullptr && *before == it.value()) it = c.erase(it);
-    else ++it;
-  }
-  return c;
-}
-
-std::string config_hash(const json& config) { return fnv1a64_hex(json_text(hashed_config(config))); }
-
-std::string report_hash(const json& report_json) { return fnv1a64_hex(json_text(report_json)); }
-
-RunKey run_key(const Report& report, const std::string& where, const std::string& machine) {
-  try {
-    RunKey k;
-    k.machine = machine.empty() ? machine_key(report.environment) : machine;
-    k.preset = JsonFields(report.config, "config").string("preset");
-    k.config_hash = config_hash(report.config);
-    return k;
-  } catch (const InputError& e) {
-    input_error(where, e.what());
-  }
-}
-
-void check_measurements(const Report& report, const std::string& where) {
-  for (size_t i = 0; i < report.results.size(); ++i) {
-    const auto& r = report.results[i];
-    if (r.status != Status::ok) continue;
-    for (size_t k = 0; k < r.repeats.size(); ++k)
-      for (Metric m : all_metrics()) {
-        const double v = metric_value(r.repeats[k], m);
-        if (!is_bad(v)) continue;
-        const std::string key = indexed("results", i) + "." + indexed("samples", k) + "." + to_string(m);
-        input_error(where, key + (std::isnan(v) ? " is NaN" : " is " + std::to_string(v)) + " (scenario " +
-                               r.scenario + "): a time, rate or size must be a finite number >= 0");
-      }
-  }
-}
 
 HistoryStore::HistoryStore(const std::string& path, Open mode) : path_(path) {
   if (mode == Open::existing && access(path.c_str(), F_OK) != 0)
@@ -399,26 +349,7 @@ HistoryStore::Added HistoryStore::add(const json& report_json, const std::string
   run.facts = run_facts(report.environment, report.config);
   ins.step();
   run.id = sqlite3_last_insert_rowid(db_);
-  for (const auto& r : report.results) {
-    if (r.status != Status::ok) continue;
-    for (size_t k = 0; k < r.repeats.size(); ++k) {
-      const RepeatSample& s = r.repeats[k];
-      Statement rep(db_, path_,
-                    "INSERT INTO repeats (run_id, scenario, repeat, train_samples_per_s, steady_samples_per_s, "
-                    "wall_time_s, step_ms_median, test_acc, peak_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
-      rep.bind(1, run.id).bind(2, r.scenario).bind(3, static_cast<int64_t>(k));
-      rep.bind(4, s.train_samples_per_s).bind(5, s.steady_samples_per_s).bind(6, s.wall_time_s);
-      rep.bind(7, s.step_ms_median).bind(8, s.test_acc).bind(9, s.peak_bytes);
-      try {
-        rep.step();
-      } catch (const std::runtime_error&) {
-        if ((sqlite3_errcode(db_) & 0xff) == SQLITE_CONSTRAINT)
-          input_error(where, "scenario '" + r.scenario + "' appears twice in results; nothing was added");
-        throw;
-      }
-      ++out.repeats;
-    }
-  }
+  out.repeats = insert_repeats(db_, path_, run.id, report, where);
   t.commit();
   out.added = true;
   out.run = run;
