@@ -92,6 +92,7 @@ std::string to_string(Outcome o) {
     case Outcome::improved: return "improved";
     case Outcome::same: return "same";
     case Outcome::insufficient: return "insufficient";
+    case Outcome::cannot_tell: return "cannot tell";
   }
   return "?";
 }

@@ -55,8 +55,12 @@ std::string to_string(Gate g);
 std::set<Gate> parse_gates(const std::string& csv, const std::string& flag);
 Metric gate_metric(Gate g);
 
-enum class Outcome { regressed, improved, same, insufficient };
-std::string to_string(Outcome o);
+// cannot_tell: judged, but the change's interval still includes changes
+// beyond the minimum effect (too few runs to tell "no change" from "not
+// enough data to see one"); the row names what would settle it. Never fails
+// the gate (only regressed does).
+enum class Outcome { regressed, improved, same, insufficient, cannot_tell };
+std::string to_string(Outcome o);  // "regressed", "improved", "same", "insufficient", "cannot tell"
 
 // The threshold rules (accuracy, memory): medians, no test.
 struct JudgeContext {
