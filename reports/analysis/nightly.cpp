@@ -208,8 +208,9 @@ std::string cannot_tell_text(const NightVerdict& v, const NightlyRule& r) {
                                                (v.more_nights > 1 ? "s" : "") + " of history"
                                          : "";
   if (runs.empty() && nights.empty())
-    return out + "; no plan of up to " + std::to_string(kMaxMoreRuns) + " more runs tonight or " +
-           std::to_string(kMaxMoreNights) + " more nights settles it at this noise (the change is near the minimum effect)";
+    return out + "; no plan of up to " + std::to_string(kMaxMoreRuns) + " more runs tonight and " +
+           std::to_string(kMaxMoreNights) + " more nights settles it at this noise";
+  if (v.jointly) return out + "; " + nights + " and " + runs + " would settle it at this noise, if the estimate holds";
   return out + "; " + runs + (runs.empty() || nights.empty() ? "" : " or ") + nights +
          " would settle it at this noise, if the estimate holds";
 }
@@ -349,17 +350,26 @@ void resolve(NightVerdict& v, const SeriesFit& f, const SeriesNoise& n, const Ni
   v.outcome = NightOutcome::cannot_tell;
   const double target = std::max(std::min(std::abs(diff - lo), std::abs(hi - diff)), hi / 4);
   const double R = static_cast<double>(f.reference.size());
-  v.more_runs = fewest(kMaxMoreRuns, [&](int more) {
-    std::vector<double> runs = f.tonight_n;
-    runs.insert(runs.end(), static_cast<size_t>(more), f.tonight_n.front());
-    return q * std::sqrt(variance(n, runs, R).first) <= target;
-  });
-  v.more_nights = fewest(kMaxMoreNights, [&](int more) {
+  // With `nights` more nights of history (each one more df) and `runs` more runs tonight.
+  auto settles = [&](int nights, int runs) {
     SeriesNoise later = n;
-    later.df += more;
-    const auto [var, df] = variance(later, f.tonight_n, R + more);
-    return quantile(df) * std::sqrt(var) <= target;
-  });
+    later.df += nights;
+    std::vector<double> tonight = f.tonight_n;
+    tonight.insert(tonight.end(), static_cast<size_t>(runs), f.tonight_n.front());
+    const auto [var, df] = variance(later, tonight, R + nights);
+    return (nights ? quantile(df) : q) * std::sqrt(var) <= target;
+  };
+  v.more_runs = fewest(kMaxMoreRuns, [&](int more) { return settles(0, more); });
+  v.more_nights = fewest(kMaxMoreNights, [&](int more) { return settles(more, 0); });
+  if (v.more_runs > 0 || v.more_nights > 0) return;
+  for (int nights = 1; nights <= kMaxMoreNights; ++nights) {  // the fewest runs and nights in all
+    const int runs = fewest(kMaxMoreRuns, [&](int more) { return settles(nights, more); });
+    if (runs > 0 && (!v.jointly || nights + runs < v.more_nights + v.more_runs)) {
+      v.more_nights = nights;
+      v.more_runs = runs;
+      v.jointly = true;
+    }
+  }
 }
 
 // Whether each series' change point at its last history night is trusted:

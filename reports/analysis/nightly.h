@@ -68,7 +68,7 @@ struct NightlyRule {
   double min_effect = 0.03;           // relative change that matters at all
   int min_nights = 3;                 // history nights needed before a series is judged
   double heterogeneity_alpha = 0.05;  // a series whose spread is this improbable for the pool keeps its own
-  double outlier_alpha = 0.01;        // a history night this improbable for its series is left out of it
+  double outlier_alpha = 0.001;       // a history night this improbable for its series is left out of it
   double interval_level = 0.95;       // the change's interval: "same" needs it inside +-min_effect
   ChangePointOptions change_points;
 };
@@ -108,8 +108,10 @@ struct NightVerdict {
   // estimate holds (the interval inside or wholly beyond +-min_effect): more
   // runs tonight (`regress --current R1 R2 ...`) or more nights of history
   // on this level with tonight's runs as they are; -1 where none within
-  // kMaxMoreRuns / kMaxMoreNights does.
+  // kMaxMoreRuns / kMaxMoreNights does. Where neither alone does, the
+  // fewest of both together (jointly: then both are needed).
   int more_runs = -1, more_nights = -1;
+  bool jointly = false;
   double within_sd = std::numeric_limits<double>::quiet_NaN(), between_sd = std::numeric_limits<double>::quiet_NaN();
   // Change points over history + tonight (index into the nights; tonight is
   // index history_nights), for "level changed at ..." notes.
