@@ -208,8 +208,9 @@ std::string cannot_tell_text(const NightVerdict& v, const NightlyRule& r) {
                                                (v.more_nights > 1 ? "s" : "") + " of history"
                                          : "";
   if (runs.empty() && nights.empty())
-    return out + "; no plan of up to " + std::to_string(kMaxMoreRuns) + " more runs tonight and " +
-           std::to_string(kMaxMoreNights) + " more nights settles it at this noise";
+    return out + "; no plan of up to " + std::to_string(kMaxMoreRuns) + " more runs tonight, " +
+           std::to_string(kMaxMoreNights) + " more nights of history, or " +
+           std::to_string(std::min(kMaxMoreRuns, kMaxMoreNights)) + " of each settles it at this noise";
   if (v.jointly) return out + "; " + nights + " and " + runs + " would settle it at this noise, if the estimate holds";
   return out + "; " + runs + (runs.empty() || nights.empty() ? "" : " or ") + nights +
          " would settle it at this noise, if the estimate holds";
@@ -362,14 +363,13 @@ void resolve(NightVerdict& v, const SeriesFit& f, const SeriesNoise& n, const Ni
   v.more_runs = fewest(kMaxMoreRuns, [&](int more) { return settles(0, more); });
   v.more_nights = fewest(kMaxMoreNights, [&](int more) { return settles(more, 0); });
   if (v.more_runs > 0 || v.more_nights > 0) return;
-  for (int nights = 1; nights <= kMaxMoreNights; ++nights) {  // the fewest runs and nights in all
-    const int runs = fewest(kMaxMoreRuns, [&](int more) { return settles(nights, more); });
-    if (runs > 0 && (!v.jointly || nights + runs < v.more_nights + v.more_runs)) {
-      v.more_nights = nights;
-      v.more_runs = runs;
-      v.jointly = true;
-    }
-  }
+  // Neither alone: as many more nights as more runs tonight, the fewest of
+  // each (a bisection, as above: the power simulations judge every series of
+  // every simulated night, and most of their nights are cannot tell).
+  const int both = fewest(std::min(kMaxMoreRuns, kMaxMoreNights), [&](int more) { return settles(more, more); });
+  if (both < 0) return;
+  v.more_nights = v.more_runs = both;
+  v.jointly = true;
 }
 
 // Whether each series' change point at its last history night is trusted:

@@ -109,7 +109,7 @@ struct NightVerdict {
   // runs tonight (`regress --current R1 R2 ...`) or more nights of history
   // on this level with tonight's runs as they are; -1 where none within
   // kMaxMoreRuns / kMaxMoreNights does. Where neither alone does, the
-  // fewest of both together (jointly: then both are needed).
+  // fewest of both together, as many of each (jointly: then both are needed).
   int more_runs = -1, more_nights = -1;
   bool jointly = false;
   double within_sd = std::numeric_limits<double>::quiet_NaN(), between_sd = std::numeric_limits<double>::quiet_NaN();
