@@ -15,14 +15,18 @@ Required (REQUIRED below), and measured (seed 26, apache-otava 0.8.0):
     least 95 % (measured 79 of 80, 98.8 %: Otava adds a step that is not
     there once), and ftbench exactly the true steps on at least 95 % (80 of
     80);
-  - two-step series: ftbench names exactly the true steps on at least 70 %
-    (31 of 40, 77.5 %; Otava 27 of 40), and the same nights as Otava on at
-    least 65 % (29 of 40, 72.5 %);
-  - all 120: the same nights on 108 (90 %).
-  Where ftbench misses, it misses both steps of a level that leaves and comes
-  back (binary segmentation: no single split of the whole series separates it
-  at p < 0.001); Otava, whose first pass splits at 10x the threshold and then
-  merges, finds 4 of those 9, and adds a step that is not there in 6 series.
+  - two-step series: ftbench names exactly the true steps on at least 95 %
+    (40 of 40; Otava 27 of 40), and the same nights as Otava on at least
+    65 % (27 of 40, 67.5 %: where they differ, Otava misses a level that
+    leaves and comes back, 8 series, or adds a step that is not there, 5);
+  - all 120: the same nights on 106 (88 %).
+  Before issue 36 ftbench missed both steps of a level that leaves and comes
+  back in 9 two-step series (31 of 40 exact; binary segmentation: no single
+  split of the whole series separates it at p < 0.001). It now proposes such
+  a level as two changes (the interval of the segment that maximises
+  E-divisive's statistic against the rest) beside Otava's relaxed first pass
+  (p < 0.01), and keeps those that pass Otava's merge (each change against
+  its neighbouring segments at p < 0.001).
 
 Exits 77 (skipped) where otava is not importable: tools/setup.sh --tests
 installs it (CI does).
@@ -50,7 +54,7 @@ SEED = 26
 SERIES = 120  # k % 3 steps: 40 flat, 40 with one step, 40 with two
 KINDS = {0: "flat", 1: "one step", 2: "two steps"}
 # kinds -> (least share with the same nights as Otava, least share with exactly the true steps)
-REQUIRED = {(0, 1): (0.95, 0.95), (2,): (0.65, 0.70)}
+REQUIRED = {(0, 1): (0.95, 0.95), (2,): (0.65, 0.95)}
 
 ftbench, source = sys.argv[1], sys.argv[2]
 base = json.load(open(source))

@@ -233,3 +233,118 @@ TEST_CASE("nightly: tonight from several runs is the mean of their levels, with 
   // Var = level/R + run/K: with R = 8, from 1 + 1/8 to 1/2 + 1/8 of a run level's variance (equal repeats).
   CHECK(two[0].se * two[0].se == doctest::Approx(one[0].se * one[0].se * (0.5 + 0.125) / (1 + 0.125)).epsilon(0.01));
 }
+
+namespace {
+
+// `trials` A/A nights of one scenario: `history` nights of 5 repeats, each
+// night's luck `between`, each repeat's `within` (log sd); the outcomes counted.
+std::vector<int> aa_outcomes(int history, double between, double within, int trials, uint64_t seed,
+                             NightVerdict* last = nullptr, std::vector<NightVerdict>* all = nullptr) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z;
+  auto night = [&] {
+    const double luck = between * z(rng);
+    std::vector<double> reps;
+    for (int k = 0; k < 5; ++k) reps.push_back(100 * std::exp(luck + within * z(rng)));
+    return reps;
+  };
+  std::vector<int> count(5, 0);
+  for (int t = 0; t < trials; ++t) {
+    std::vector<NightSeries> s(1);
+    for (int n = 0; n < history; ++n) s[0].nights.push_back(night());
+    s[0].tonight = night();
+    const auto v = judge_nights(s)[0];
+    ++count[static_cast<size_t>(v.outcome)];
+    if (last) *last = v;
+    if (all) all->push_back(v);
+  }
+  return count;
+}
+
+}  // namespace
+
+// Issue 36 (a): "same" must mean the change's interval rules out every change
+// beyond the minimum effect (3 %), not that the test failed to see one.
+TEST_CASE("nightly: too short or too noisy a history to rule out a 3 % change is cannot tell, naming what settles it") {
+  const auto same = static_cast<size_t>(NightOutcome::same), cannot = static_cast<size_t>(NightOutcome::cannot_tell);
+  // Too short: 3 nights at 2 % between-night and 3 % within-run noise.
+  NightVerdict v;
+  auto c = aa_outcomes(3, 0.02, 0.03, 200, 361, &v);
+  MESSAGE("3 nights, 2 % between: same " << c[same] << ", cannot tell " << c[cannot] << " of 200");
+  CHECK(c[cannot] >= 195);
+  CHECK(c[static_cast<size_t>(NightOutcome::regressed)] == 0);
+  CHECK(v.outcome == NightOutcome::cannot_tell);
+  CHECK(v.low < -0.03);
+  CHECK(v.high > 0.03);
+  CHECK(cannot_tell_text(v, NightlyRule{}).find("still includes changes beyond +-3 %") != std::string::npos);
+  // Too noisy: 20 nights, but one run tonight cannot rule out 3 % at 2 % between-night noise;
+  // more runs tonight would (the reference's part is small by now).
+  // Where the estimate is within 1 % of none, a few more runs (3 to 11 at
+  // the true noise, from the noise model: the reference's part is level/20;
+  // each night's own estimate of the noise scatters it).
+  std::vector<NightVerdict> all;
+  c = aa_outcomes(20, 0.02, 0.03, 200, 362, &v, &all);
+  MESSAGE("20 nights, 2 % between: same " << c[same] << ", cannot tell " << c[cannot] << " of 200");
+  CHECK(c[cannot] >= 190);
+  int near = 0, few = 0;
+  for (const auto& x : all)
+    if (x.outcome == NightOutcome::cannot_tell && std::abs(x.change) < 0.01) {
+      ++near;
+      few += x.more_runs >= 1 && x.more_runs <= 20;
+      if (x.more_runs > 0) CHECK(cannot_tell_text(x, NightlyRule{}).find(" more run") != std::string::npos);
+    }
+  MESSAGE(few << " of " << near << " estimates within 1 % name 1 to 20 more runs");
+  CHECK(near >= 50);
+  CHECK(few >= near * 9 / 10);
+  // A long enough, quiet enough history and no change: same.
+  c = aa_outcomes(20, 0.003, 0.008, 200, 363, &v);
+  MESSAGE("20 nights, 0.3 % between: same " << c[same] << ", cannot tell " << c[cannot] << " of 200");
+  CHECK(c[same] >= 195);
+  CHECK(cannot_tell_text(v, NightlyRule{}).empty());
+}
+
+TEST_CASE("nightly: the runs a cannot tell names do settle it, if the estimate holds") {
+  std::mt19937_64 rng(364);
+  std::normal_distribution<double> z;
+  auto night = [&](double luck_sd) {
+    const double luck = luck_sd * z(rng);
+    std::vector<double> reps;
+    for (int k = 0; k < 5; ++k) reps.push_back(100 * std::exp(luck + 0.01 * z(rng)));
+    return reps;
+  };
+  std::vector<NightSeries> s(1);
+  for (int n = 0; n < 12; ++n) s[0].nights.push_back(night(0.015));
+  s[0].tonight = s[0].nights.back();  // tonight exactly as the last night
+  const auto v = judge_nights(s)[0];
+  REQUIRE(v.outcome == NightOutcome::cannot_tell);
+  REQUIRE(v.more_runs > 0);
+  // The named runs, each exactly at tonight's level (the estimate holds): same.
+  for (int k = 0; k < v.more_runs; ++k) s[0].reruns.push_back(s[0].tonight);
+  const auto settled = judge_nights(s)[0];
+  CHECK(settled.tonight_runs == 1 + v.more_runs);
+  CHECK(settled.outcome == NightOutcome::same);
+}
+
+// Issue 36 (d): one outlying night (-40 %) in a series' history is left out of
+// that series' spread and reference; the series keeps the pool's df and its
+// own detection, and the rest of the report is untouched by it.
+TEST_CASE("nightly: one outlying history night is left out of its series, named, and costs it no detection") {
+  World w(365);
+  const std::vector<double> zero(10, 0.0);
+  std::vector<double> slow = zero;
+  slow[2] = std::log(0.85);
+  int caught = 0, named = 0, own = 0;
+  const int trials = 300;
+  for (int t = 0; t < trials; ++t) {
+    auto s = w.series(zero, 8, zero, slow);
+    for (double& x : s[2].nights[4]) x *= 0.6;  // the slowed scenario's own outlying night
+    const auto v = judge_nights(s);
+    caught += v[2].outcome == NightOutcome::regressed;
+    named += v[2].outlying_night == 4;
+    own += v[2].own_spread;
+  }
+  MESSAGE("caught " << caught << ", night named " << named << ", own spread " << own << " of " << trials);
+  CHECK(caught >= trials * 9 / 10);
+  CHECK(named >= trials * 98 / 100);
+  CHECK(own <= trials / 20);
+}

@@ -23,6 +23,8 @@ settings=(
   "unshared|as homogeneous, no luck shared by the night's scenarios|--shared 0"
   "shared90|as homogeneous, 90 % of the night's luck shared|--shared 0.9"
   "outlier|as homogeneous, one -40 % night of another scenario mid-window|--outlier -0.4"
+  "outlier3|as outlier, 3 scenarios|--outlier -0.4 --scenarios 3"
+  "outlier4|as outlier, 4 scenarios|--outlier -0.4 --scenarios 4"
   "short3|as homogeneous, 3-night history|--nights 3"
   "short3-one|one scenario, 3-night history|--nights 3 --scenarios 1"
 )

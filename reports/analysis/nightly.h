@@ -35,6 +35,18 @@
 //      the rerun workflow's false alarms); Holm's step-down procedure over
 //      every series of the report keeps the whole report's false-alarm rate
 //      at family_alpha; a regression also needs a change beyond min_effect.
+//   5. "Same" is said only where the change's interval (interval_level,
+//      two-sided, at the test's se and df) lies inside +-min_effect; where it
+//      still includes a change beyond it (and no regression or improvement
+//      was called) the verdict is cannot_tell, with what would settle it at
+//      the measured noise: further runs tonight, or further nights of
+//      history (modelled from the noise, not measured).
+//   A history night improbably far from its series' level (the deleted
+//   residual's t at its df, Bonferroni over the history's nights, below
+//   outlier_alpha; the level's within-run part as a floor) is left out of
+//   that series' spread and reference (named in the verdict): one outlying
+//   night makes neither its series an outlier of the report's pool nor its
+//   reference level wrong.
 //
 // Pure: no LibTorch, no I/O. `ftbench regress` and `history show` call it;
 // tests/test_nightly.cpp holds it to its rates by simulation.
@@ -56,11 +68,15 @@ struct NightlyRule {
   double min_effect = 0.03;           // relative change that matters at all
   int min_nights = 3;                 // history nights needed before a series is judged
   double heterogeneity_alpha = 0.05;  // a series whose spread is this improbable for the pool keeps its own
+  double outlier_alpha = 0.001;       // a history night this improbable for its series is left out of it
+  double interval_level = 0.95;       // the change's interval: "same" needs it inside +-min_effect
   ChangePointOptions change_points;
 };
 std::string describe(const NightlyRule& rule);
 
-enum class NightOutcome { regressed, improved, same, insufficient };
+// cannot_tell: judged, nothing called, but the change's interval still
+// includes changes beyond +-min_effect ("not enough data to see one").
+enum class NightOutcome { regressed, improved, same, insufficient, cannot_tell };
 
 struct NightSeries {
   std::vector<std::vector<double>> nights;  // the history, oldest first: each night's repeats
@@ -84,6 +100,18 @@ struct NightVerdict {
   double p_worse = std::numeric_limits<double>::quiet_NaN();   // one-sided, unadjusted
   double p_better = std::numeric_limits<double>::quiet_NaN();
   bool own_spread = false;    // an outlier among the report's series: judged on its own spread
+  int outlying_night = -1;    // a history night (index) left out of the spread and reference as an outlier
+  double outlying_p = std::numeric_limits<double>::quiet_NaN();  // its p (Bonferroni over the nights)
+  // The change's interval at rule.interval_level (relative; NaN where not judged).
+  double low = std::numeric_limits<double>::quiet_NaN(), high = std::numeric_limits<double>::quiet_NaN();
+  // A cannot_tell: what would settle it at the measured noise, if the
+  // estimate holds (the interval inside or wholly beyond +-min_effect): more
+  // runs tonight (`regress --current R1 R2 ...`) or more nights of history
+  // on this level with tonight's runs as they are; -1 where none within
+  // kMaxMoreRuns / kMaxMoreNights does. Where neither alone does, the
+  // fewest of both together, as many of each (jointly: then both are needed).
+  int more_runs = -1, more_nights = -1;
+  bool jointly = false;
   double within_sd = std::numeric_limits<double>::quiet_NaN(), between_sd = std::numeric_limits<double>::quiet_NaN();
   // Change points over history + tonight (index into the nights; tonight is
   // index history_nights), for "level changed at ..." notes.
@@ -93,5 +121,12 @@ struct NightVerdict {
 };
 
 std::vector<NightVerdict> judge_nights(const std::vector<NightSeries>& series, const NightlyRule& rule = {});
+
+inline constexpr int kMaxMoreRuns = 50, kMaxMoreNights = 60;
+
+// A cannot_tell's reason in words: "the change's 95 % interval -6.1 to +2.0 %
+// still includes changes beyond +-3 %; 4 more runs tonight or 9 more nights
+// would settle it at this noise". Empty for other outcomes.
+std::string cannot_tell_text(const NightVerdict& v, const NightlyRule& rule);
 
 }  // namespace ftb::stats

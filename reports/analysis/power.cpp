@@ -20,76 +20,103 @@ double rate_upper_bound(int k, int n, double level) {
   return boost::math::ibeta_inv(static_cast<double>(k + 1), static_cast<double>(n - k), level);
 }
 
-std::vector<PowerPoint> detection_curve(const PowerSetup& p, const std::vector<double>& slowdowns, int slowed) {
-  const std::vector<ScenarioNoise> sc = p.scenario_noise();
-  const int S = static_cast<int>(sc.size());
-  const int odd = S > 1 ? (slowed + 1) % S : -1;  // the scenario with the outlying night
-  std::vector<PowerPoint> out;
+namespace {
+
+bool any_regressed(const std::vector<NightVerdict>& v) {
+  for (const auto& x : v)
+    if (x.outcome == NightOutcome::regressed) return true;
+  return false;
+}
+
+// The simulated machine of one detection curve: its scenarios' noise, the
+// nights' stream (seeded per slowdown; its normal distribution kept across
+// slowdowns, as it always was, so the curves stay as published) and the
+// last night's luck of each scenario.
+struct Machine {
+  const PowerSetup& p;
+  std::vector<ScenarioNoise> sc;
+  int S;
+  double shared_sd, own_sd;
   std::mt19937_64 rng;
   std::normal_distribution<double> z;
-  const double shared_sd = std::sqrt(p.shared), own_sd = std::sqrt(1 - p.shared);
+  std::vector<double> luck;
+
+  explicit Machine(const PowerSetup& setup)
+      : p(setup), sc(setup.scenario_noise()), S(static_cast<int>(sc.size())), shared_sd(std::sqrt(setup.shared)),
+        own_sd(std::sqrt(1 - setup.shared)), luck(static_cast<size_t>(S), 0.0) {}
+
   // One night of every scenario; `shift[i]` moves scenario i's level (log).
   // `zg` is the generator's own normal distribution: one shared between two
   // streams would carry a cached draw from one into the other.
-  // `luck[i]` is scenario i's standardised luck of the night (written);
+  // `l` holds each scenario's standardised luck of the night (written);
   // `inherit` (a rerun's) mixes in that much of the first run's luck.
-  auto night_from = [&](std::mt19937_64& g, std::normal_distribution<double>& zg, const std::vector<double>& shift,
-                        std::vector<std::vector<double>>& into, std::vector<double>& luck, double inherit) {
+  void night_from(std::mt19937_64& g, std::normal_distribution<double>& zg, const std::vector<double>& shift,
+                  std::vector<std::vector<double>>& into, std::vector<double>& l, double inherit) {
     const double shared = zg(g);
     into.assign(static_cast<size_t>(S), {});
     for (int i = 0; i < S; ++i) {
       const auto& n = sc[static_cast<size_t>(i)];
       const double fresh = shared_sd * shared + own_sd * zg(g);
-      double& l = luck[static_cast<size_t>(i)];
-      l = inherit > 0 ? std::sqrt(inherit) * l + std::sqrt(1 - inherit) * fresh : fresh;
-      const double level = shift[static_cast<size_t>(i)] + n.between * l;
+      double& li = l[static_cast<size_t>(i)];
+      li = inherit > 0 ? std::sqrt(inherit) * li + std::sqrt(1 - inherit) * fresh : fresh;
+      const double level = shift[static_cast<size_t>(i)] + n.between * li;
       for (int k = 0; k < p.repeats; ++k) into[i].push_back(100.0 * (1 + i) * std::exp(level + n.within * zg(g)));
     }
-  };
-  std::vector<double> luck(static_cast<size_t>(S), 0.0);
-  auto night = [&](const std::vector<double>& shift, std::vector<std::vector<double>>& into) {
-    night_from(rng, z, shift, into, luck, 0);
-  };
-  auto any_regressed = [](const std::vector<NightVerdict>& v) {
-    for (const auto& x : v)
-      if (x.outcome == NightOutcome::regressed) return true;
-    return false;
-  };
-  const std::vector<double> none(static_cast<size_t>(S), 0.0);
+  }
+
+  // The history nights (the outlying one mid-window) and tonight's first run.
+  std::vector<NightSeries> trial(const std::vector<double>& outlying, const std::vector<double>& tonight) {
+    const std::vector<double> none(static_cast<size_t>(S), 0.0);
+    std::vector<NightSeries> series(static_cast<size_t>(S));
+    std::vector<std::vector<double>> nt;
+    for (int n = 0; n < p.nights; ++n) {
+      night_from(rng, z, n == p.nights / 2 ? outlying : none, nt, luck, 0);
+      for (int i = 0; i < S; ++i) series[i].nights.push_back(nt[i]);
+    }
+    night_from(rng, z, tonight, nt, luck, 0);
+    for (int i = 0; i < S; ++i) series[i].tonight = nt[i];
+    return series;
+  }
+
+  // The confirmation of trial t's first alarm: more runs of tonight, each
+  // with luck of its own (from its own seeded stream, so the draws of every
+  // other night stay as they were), judged together with the first.
+  std::vector<NightVerdict> confirm(std::vector<NightSeries>& series, const std::vector<double>& tonight, int t) {
+    std::mt19937_64 again(p.seed ^ (0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(t + 1)));
+    std::normal_distribution<double> z_again;
+    std::vector<std::vector<double>> nt;
+    for (int k = 0; k < p.reruns; ++k) {
+      std::vector<double> rerun_luck = luck;
+      night_from(again, z_again, tonight, nt, rerun_luck, p.rerun_shares);
+      for (int i = 0; i < S; ++i) series[i].reruns.push_back(nt[i]);
+    }
+    return judge_nights(series, p.rule);
+  }
+};
+
+}  // namespace
+
+std::vector<PowerPoint> detection_curve(const PowerSetup& p, const std::vector<double>& slowdowns, int slowed) {
+  Machine m(p);
+  const int odd = m.S > 1 ? (slowed + 1) % m.S : -1;  // the scenario with the outlying night
+  std::vector<PowerPoint> out;
+  const std::vector<double> none(static_cast<size_t>(m.S), 0.0);
   for (double slowdown : slowdowns) {
-    rng.seed(p.seed);
+    m.rng.seed(p.seed);
     PowerPoint point;
     point.slowdown = slowdown;
     point.slowed = slowed;
     point.trials = p.trials;
-    std::vector<double> tonight = none;
+    std::vector<double> tonight = none, outlying = none;
     tonight[static_cast<size_t>(slowed)] = std::log1p(-slowdown);
-    std::vector<double> outlying = none;
     if (odd >= 0 && p.outlier != 0) outlying[static_cast<size_t>(odd)] = std::log1p(p.outlier);
-    std::vector<std::vector<double>> nt;
     for (int t = 0; t < p.trials; ++t) {
-      std::vector<NightSeries> series(static_cast<size_t>(S));
-      for (int n = 0; n < p.nights; ++n) {
-        night(n == p.nights / 2 ? outlying : none, nt);
-        for (int i = 0; i < S; ++i) series[i].nights.push_back(nt[i]);
-      }
-      night(tonight, nt);
-      for (int i = 0; i < S; ++i) series[i].tonight = nt[i];
+      auto series = m.trial(outlying, tonight);
       auto v = judge_nights(series, p.rule);
       bool alarm = any_regressed(v);
       point.first_alarms += alarm;
       if (alarm && p.reruns > 0) {
-        // The confirmation: more runs of tonight, each with luck of its own,
-        // judged together with the first.
-        std::mt19937_64 again(p.seed ^ (0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(t + 1)));
-        std::normal_distribution<double> z_again;
-        const std::vector<double> first_luck = luck;
-        for (int k = 0; k < p.reruns; ++k) {
-          std::vector<double> rerun_luck = first_luck;
-          night_from(again, z_again, tonight, nt, rerun_luck, p.rerun_shares);
-          for (int i = 0; i < S; ++i) series[i].reruns.push_back(nt[i]);
-        }
-        v = judge_nights(series, p.rule);
+        v = m.confirm(series, tonight, t);
         alarm = any_regressed(v);
       }
       point.caught += v[static_cast<size_t>(slowed)].outcome == NightOutcome::regressed;

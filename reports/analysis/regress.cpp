@@ -121,6 +121,7 @@ Outcome outcome_of(stats::NightOutcome o) {
     case stats::NightOutcome::improved: return Outcome::improved;
     case stats::NightOutcome::same: return Outcome::same;
     case stats::NightOutcome::insufficient: return Outcome::insufficient;
+    case stats::NightOutcome::cannot_tell: return Outcome::cannot_tell;
   }
   return Outcome::insufficient;
 }
@@ -178,9 +179,15 @@ void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vect
     if (n.outcome == stats::NightOutcome::insufficient)
       v.note = n.note;
     else
-      v.note = format_double("t-test vs %.0f night(s) since the last change point", n.reference_nights) +
+      v.note = (n.outcome == stats::NightOutcome::cannot_tell ? "cannot tell: " + stats::cannot_tell_text(n, rule) + "; "
+                                                               : std::string()) +
+               format_double("t-test vs %.0f night(s) since the last change point", n.reference_nights) +
                (v.current_runs > 1 ? format_double(", tonight the mean of %.0f runs' levels", v.current_runs) : "") +
                (n.own_spread ? " (its own spread: noisier than the pool)" : "") +
+               (n.outlying_night >= 0 && n.outlying_night < static_cast<int>(runs.size())
+                    ? ", " + run_words(runs[static_cast<size_t>(n.outlying_night)].run) +
+                          format_double(" left out as an outlying night (p %.2g)", n.outlying_p)
+                    : "") +
                format_double(", within-run sd %.2g %%", 100 * n.within_sd) +
                format_double(", between-night sd %.2g %%", 100 * n.between_sd);
   }

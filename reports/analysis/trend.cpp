@@ -157,9 +157,14 @@ std::string trend_markdown(const std::string& scenario, Metric m, const std::vec
   std::vector<std::vector<std::string>> rows = {{"time", "commit", "machine", "preset", "config", "repeats",
                                                  "median [interval, coverage] (" + metric_unit(m) + ")",
                                                  "vs previous runs", "change point"}};
-  std::vector<std::string> steps;
+  std::vector<std::string> steps, unsettled;
   for (size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
+    // judge_series's note of a cannot tell: "cannot tell: <why; what would settle it>; t-test vs ...".
+    if (p.verdict.outcome == Outcome::cannot_tell && p.verdict.note.rfind("cannot tell: ", 0) == 0) {
+      const std::string why = p.verdict.note.substr(13, p.verdict.note.find("; t-test vs ") - 13);
+      unsettled.push_back(p.run.git_commit + " (" + p.run.time + "): " + why);
+    }
     std::string verdict = to_string(p.verdict.outcome);
     if (p.verdict.outcome == Outcome::insufficient) verdict = "insufficient history";
     if (p.verdict.outcome == Outcome::regressed) verdict = "**regressed**";
@@ -186,8 +191,13 @@ std::string trend_markdown(const std::string& scenario, Metric m, const std::vec
   std::string out = "### " + scenario + ": " + to_string(m) + "\n\n" +
                     format_table(rows, {false, false, false, false, false, true, true, false, false},
                                  TableStyle::markdown);
+  if (!unsettled.empty()) {
+    out += "\nCannot tell (no change called, but the change's interval still includes changes beyond the minimum "
+           "effect), with what would settle it:\n";
+    for (const auto& u : unsettled) out += "- " + u + "\n";
+  }
   if (!steps.empty()) {
-    out += "\nChange points (E-divisive means + t-test over each series' run medians), each with the recorded facts "
+    out += "\nChange points (E-divisive means, Otava's merge, over each series' run medians), each with the recorded facts "
            "that differ between the runs of the level before and those of the level after, most decisive first:\n";
     for (const auto& s : steps) out += "- " + s + "\n";
   }

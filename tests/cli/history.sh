@@ -37,8 +37,10 @@ case "$case_name" in
     "$ftbench" history show "$tmp/h.db" --scenario baseline --out "$tmp/charts" >"$tmp/out" 2>"$tmp/err" || fail "show: $(cat "$tmp/err")"
     grep -q '^### baseline: train_samples_per_s' "$tmp/out" || fail "no baseline section: $(cat "$tmp/out")"
     [ "$(grep -c '^| 2026-11-0[2-5]T02:00:00Z | c00[1-4] ' "$tmp/out")" = 4 ] || fail "want 4 run rows: $(cat "$tmp/out")"
-    grep -Eq '^\| 2026-11-05T02:00:00Z \| c004 +\| vm \\\| AMD EPYC +\| smoke +\| [0-9a-f]{16} +\| +3 \| +[0-9.]+ \[[0-9.]+, [0-9.]+; 75 %\] \| same ' "$tmp/out" ||
-      fail "the 4th run is not judged 'same' with a median and its interval's coverage: $(cat "$tmp/out")"
+    grep -Eq '^\| 2026-11-05T02:00:00Z \| c004 +\| vm \\\| AMD EPYC +\| smoke +\| [0-9a-f]{16} +\| +3 \| +[0-9.]+ \[[0-9.]+, [0-9.]+; 75 %\] \| cannot tell ' "$tmp/out" ||
+      fail "the 4th run (3 nights of 2 % noise before it) is not judged 'cannot tell' with a median and its interval's coverage: $(cat "$tmp/out")"
+    grep -Eq "^- c004 \(2026-11-05T02:00:00Z\): the change's 95 % interval .* would settle it" "$tmp/out" ||
+      fail "the 4th run's cannot tell does not say what would settle it: $(cat "$tmp/out")"
     python3 - "$tmp/charts/trend_baseline.vl.json" <<'PY' || fail "trend chart is not a Vega-Lite spec with 4 points"
 import json, sys
 s = json.load(open(sys.argv[1]))
