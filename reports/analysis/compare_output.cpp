@@ -111,7 +111,8 @@ std::string wide_rows_markdown(const PairComparison& p, const CompareRule& rule)
                     " % interval still includes changes beyond " + fixed(100 * rule.min_effect, 0) +
                     " % either way and no test called one, so \"same\" cannot be said (not enough runs to see a change "
                     "that size). What would settle it: the further runs at which the interval, from the noise the runs "
-                    "measured, would be narrower than that (modelled; the verdict is taken again with them):\n\n";
+                    "measured, would fall on one side of that if the ratio held (modelled; the verdict is taken again with "
+                    "them):\n\n";
   for (const auto& [text, rows] : groups) {
     std::string names;
     for (size_t i = 0; i < rows.size(); ++i) names += (i ? ", " : "") + rows[i];

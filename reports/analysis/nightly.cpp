@@ -1,5 +1,7 @@
 #include "reports/analysis/nightly.h"
 
+#include "reports/analysis/resolution.h"
+
 #include "reports/analysis/moderated_variance.h"
 
 #include <algorithm>
@@ -334,22 +336,22 @@ int fewest(int most, Fits fits) {
   return hi;
 }
 
-// "Same" or "cannot tell": whether the change's interval lies inside
-// +-min_effect, and where not, the runs or nights that would settle it at
-// this noise if the estimate holds: the planned half-width at most the
-// estimate's distance to the nearer bound (at least a quarter of the
-// effect, so an estimate on the bound does not ask for ever more runs).
+// "Same" or "cannot tell" (resolution.h's within_effect, as compare and
+// regress against baseline runs say it), and where not, the runs or nights
+// that would settle it at this noise if the estimate holds: the planned
+// half-width at most resolution.h's settling_half_width, the target every
+// rule plans toward; the noise model is the nightly rule's own.
 // More runs tonight leave the between-night estimate and its df as they
 // are; each more night of history adds one df to it.
 void resolve(NightVerdict& v, const SeriesFit& f, const SeriesNoise& n, const NightlyRule& rule) {
-  const double diff = std::log1p(v.change), lo = std::log1p(-rule.min_effect), hi = std::log1p(rule.min_effect);
+  const double diff = std::log1p(v.change);
   auto quantile = [&](double df) { return df > 0 ? t_quantile((1 + rule.interval_level) / 2, df) : 0.0; };
   const double q = quantile(v.df), h = v.se > 0 ? q * v.se : 0.0;
   v.low = std::expm1(diff - h);
   v.high = std::expm1(diff + h);
-  if (diff - h > lo && diff + h < hi) return;
+  if (within_effect(diff - h, diff + h, rule.min_effect)) return;
   v.outcome = NightOutcome::cannot_tell;
-  const double target = std::max(std::min(std::abs(diff - lo), std::abs(hi - diff)), hi / 4);
+  const double target = settling_half_width(diff, rule.min_effect);
   const double R = static_cast<double>(f.reference.size());
   // With `nights` more nights of history (each one more df) and `runs` more runs tonight.
   auto settles = [&](int nights, int runs) {

@@ -126,6 +126,37 @@ Outcome outcome_of(stats::NightOutcome o) {
   return Outcome::insufficient;
 }
 
+// A judged row's words: the steps the history shows (with their runs), the
+// nights left out, and the note (the rule's numbers; a cannot tell's plan).
+void describe_night(MetricVerdict& v, const stats::NightVerdict& n, const std::vector<RunRepeats>& runs,
+                    const stats::NightlyRule& rule) {
+  for (const auto& c : n.steps) {
+    if (c.index <= 0 || c.index > static_cast<int>(runs.size())) continue;
+    const std::string to = c.index < static_cast<int>(runs.size()) ? run_words(runs[c.index].run) : "tonight";
+    v.steps.push_back(format_double("%+.1f %%", 100 * std::expm1(c.after - c.before)) + " between " +
+                      run_words(runs[c.index - 1].run) + " and " + to);
+  }
+  // Judged rows name the nights left out in a note of their own; an
+  // insufficient row's reason (n.note) already says it.
+  if (n.outcome != stats::NightOutcome::insufficient)
+    for (int k : n.left_out)
+      if (k >= 0 && k < static_cast<int>(runs.size())) v.left_out.push_back(run_words(runs[k].run));
+  if (n.outcome == stats::NightOutcome::insufficient)
+    v.note = n.note;
+  else
+    v.note = (n.outcome == stats::NightOutcome::cannot_tell ? "cannot tell: " + stats::cannot_tell_text(n, rule) + "; "
+                                                             : std::string()) +
+             format_double("t-test vs %.0f night(s) since the last change point", n.reference_nights) +
+             (v.current_runs > 1 ? format_double(", tonight the mean of %.0f runs' levels", v.current_runs) : "") +
+             (n.own_spread ? " (its own spread: noisier than the pool)" : "") +
+             (n.outlying_night >= 0 && n.outlying_night < static_cast<int>(runs.size())
+                  ? ", " + run_words(runs[static_cast<size_t>(n.outlying_night)].run) +
+                        format_double(" left out as an outlying night (p %.2g)", n.outlying_p)
+                  : "") +
+             format_double(", within-run sd %.2g %%", 100 * n.within_sd) +
+             format_double(", between-night sd %.2g %%", 100 * n.between_sd);
+}
+
 }  // namespace
 
 void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vector<RunRepeats>>& history,
@@ -165,31 +196,7 @@ void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vect
     v.p = n.p_worse;
     v.df = n.df;
     v.se = n.se;
-    for (const auto& c : n.steps) {
-      if (c.index <= 0 || c.index > static_cast<int>(runs.size())) continue;
-      const std::string to = c.index < static_cast<int>(runs.size()) ? run_words(runs[c.index].run) : "tonight";
-      v.steps.push_back(format_double("%+.1f %%", 100 * std::expm1(c.after - c.before)) + " between " +
-                        run_words(runs[c.index - 1].run) + " and " + to);
-    }
-    // Judged rows name the nights left out in a note of their own; an
-    // insufficient row's reason (n.note) already says it.
-    if (n.outcome != stats::NightOutcome::insufficient)
-      for (int k : n.left_out)
-        if (k >= 0 && k < static_cast<int>(runs.size())) v.left_out.push_back(run_words(runs[k].run));
-    if (n.outcome == stats::NightOutcome::insufficient)
-      v.note = n.note;
-    else
-      v.note = (n.outcome == stats::NightOutcome::cannot_tell ? "cannot tell: " + stats::cannot_tell_text(n, rule) + "; "
-                                                               : std::string()) +
-               format_double("t-test vs %.0f night(s) since the last change point", n.reference_nights) +
-               (v.current_runs > 1 ? format_double(", tonight the mean of %.0f runs' levels", v.current_runs) : "") +
-               (n.own_spread ? " (its own spread: noisier than the pool)" : "") +
-               (n.outlying_night >= 0 && n.outlying_night < static_cast<int>(runs.size())
-                    ? ", " + run_words(runs[static_cast<size_t>(n.outlying_night)].run) +
-                          format_double(" left out as an outlying night (p %.2g)", n.outlying_p)
-                    : "") +
-               format_double(", within-run sd %.2g %%", 100 * n.within_sd) +
-               format_double(", between-night sd %.2g %%", 100 * n.between_sd);
+    describe_night(v, n, runs, rule);
   }
 }
 

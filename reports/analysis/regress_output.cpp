@@ -173,8 +173,9 @@ json change_interval(const MetricVerdict& v) {
 }
 
 // A cannot_tell row's plan (resolution.h): further baseline runs (or nights)
-// and runs tonight at which the interval, from the measured noise, would be
-// narrower than the minimum effect. Modelled. null on other rows.
+// and runs tonight at which the interval, from the measured noise, would
+// fall on one side of the minimum effect (resolution.h's
+// settling_half_width). Modelled. null on other rows.
 json settle_json(const MetricVerdict& v) {
   if (v.outcome != Outcome::cannot_tell) return nullptr;
   const auto& r = v.resolution;

@@ -25,21 +25,25 @@ bool plannable(const SideNoise& s) { return std::isfinite(s.var) && s.var >= 0 &
 
 }  // namespace
 
+bool within_effect(double low, double high, double min_effect) {
+  return low > std::log1p(-min_effect) && high < std::log1p(min_effect);
+}
+
+double settling_half_width(double diff, double min_effect) {
+  const double lo = std::log1p(-min_effect), hi = std::log1p(min_effect);
+  if (!std::isfinite(diff)) return hi;
+  return std::max(0.25 * hi, std::min(std::abs(diff - lo), std::abs(hi - diff)));
+}
+
 Resolution resolve(double low, double high, const SideNoise& a, const SideNoise& b, double min_effect, double level,
                    int max_more) {
   Resolution r;
   if (std::isfinite(low) && std::isfinite(high)) {
     r.half_width = (high - low) / 2;
-    r.resolved = low > std::log1p(-min_effect) && high < std::log1p(min_effect);
+    r.resolved = within_effect(low, high, min_effect);
   }
   if (r.resolved || !plannable(a) || !plannable(b)) return r;
-  // The target: a half-width below the minimum effect; where the interval is
-  // already that narrow but straddles +-min_effect, narrow enough to clear
-  // that boundary from the estimate (at least a quarter of the effect).
-  const double effect = std::log1p(min_effect);
-  double target = effect;
-  if (r.half_width < effect)
-    target = std::max(0.25 * effect, std::abs(effect - std::abs((low + high) / 2)));
+  double target = settling_half_width((low + high) / 2, min_effect);
   // Runs as they are already that narrow, and still unresolved (an interval
   // wholly beyond the effect that the rule's stricter family level did not
   // call): half as wide, about what Holm's level over a few rows asks of a

@@ -42,12 +42,10 @@ struct Resolution {
   bool resolved = false;
   // Otherwise: further runs of each side (greedy, one run at a time where it
   // narrows the interval most: the fewest runs in all) at which the planned
-  // half-width falls below log(1 + min_effect) (an interval already that
-  // narrow that straddles +-min_effect: below the estimate's distance to it,
-  // at least a quarter of the effect; where the runs as they are already
-  // reach that and the rule still did not call it, an interval wholly beyond
-  // the effect at its stricter family level: half the width); reachable
-  // false when no plan
+  // half-width falls below settling_half_width (where the runs as they are
+  // already reach that and the rule still did not call it, an interval
+  // wholly beyond the effect at its stricter family level: half the width);
+  // reachable false when no plan
   // of at most `max_more` further runs in all gets there (or nothing measured
   // the noise: var NaN).
   int more_a = 0, more_b = 0;
@@ -55,6 +53,18 @@ struct Resolution {
   double half_width = std::numeric_limits<double>::quiet_NaN();          // of the interval now (log)
   double planned_half_width = std::numeric_limits<double>::quiet_NaN();  // at the planned runs (log)
 };
+
+// The two halves of that answer every rule shares (compare, regress against
+// baseline runs, the nightly rule: each plans runs with its own noise model,
+// toward the same target):
+//   within_effect: [low, high] (log of the ratio) lies inside
+//     (log(1 - min_effect), log(1 + min_effect)): "same" may be said;
+//   settling_half_width: how narrow the interval must get, around the
+//     estimate `diff` (log), to fall on one side of +-min_effect if the
+//     estimate holds: its distance to the nearer bound, at least a quarter
+//     of the effect (an estimate on the bound does not ask for ever more runs).
+bool within_effect(double low, double high, double min_effect);
+double settling_half_width(double diff, double min_effect);
 
 // The rule's third answer. `low`, `high`: the interval of the log change at
 // the rule's level (NaN: no interval, unresolved and unplanned);
