@@ -303,6 +303,52 @@ TEST_CASE("nightly: too short or too noisy a history to rule out a 3 % change is
   CHECK(cannot_tell_text(v, NightlyRule{}).empty());
 }
 
+// "(min_effect, or calibrate's minimum detectable change)": with a noise
+// file, "same" rules out what the rule could have caught on that machine.
+TEST_CASE("nightly: with a calibrated minimum detectable change, same rules out that change, not the minimum effect") {
+  std::mt19937_64 rng(365);
+  std::normal_distribution<double> z;
+  int same_3 = 0, same_mdc = 0, cannot_mdc = 0;
+  for (int t = 0; t < 200; ++t) {
+    auto night = [&] {
+      const double luck = 0.02 * z(rng);
+      std::vector<double> reps;
+      for (int k = 0; k < 5; ++k) reps.push_back(100 * std::exp(luck + 0.03 * z(rng)));
+      return reps;
+    };
+    std::vector<NightSeries> s(1);
+    for (int n = 0; n < 8; ++n) s[0].nights.push_back(night());
+    s[0].tonight = night();
+    const auto plain = judge_nights(s)[0];
+    s[0].same_within = 0.12;  // the committed aa-cpu calibration's order of magnitude
+    const auto calibrated = judge_nights(s)[0];
+    same_3 += plain.outcome == NightOutcome::same;
+    same_mdc += calibrated.outcome == NightOutcome::same;
+    cannot_mdc += calibrated.outcome == NightOutcome::cannot_tell;
+    CHECK(calibrated.p_worse == doctest::Approx(plain.p_worse));  // the test is the same; only "same" moves
+    if (calibrated.outcome == NightOutcome::same) {
+      CHECK(calibrated.low > -0.12);
+      CHECK(calibrated.high < 0.12);
+    }
+    if (calibrated.outcome == NightOutcome::cannot_tell)
+      CHECK(cannot_tell_text(calibrated, NightlyRule{}).find("beyond +-12 %") != std::string::npos);
+  }
+  MESSAGE("8 nights at 2 %/3 %, no change: same " << same_3 << " of 200 against 3 %, " << same_mdc
+                                                  << " against a 12 % minimum detectable change");
+  CHECK(same_3 <= 10);
+  // Measured 180 of 200 (seed 365): the rest have a wide between-night
+  // estimate (7 df) and stay cannot tell even at 12 %.
+  CHECK(same_mdc >= 170);
+  CHECK(same_mdc + cannot_mdc == 200);  // nothing called on A/A nights
+  // A smaller calibrated change than the rule's effect changes nothing.
+  std::vector<NightSeries> s(1);
+  for (int n = 0; n < 8; ++n) s[0].nights.push_back({100, 101, 99});
+  s[0].tonight = {100, 101, 99.5};
+  const auto base = judge_nights(s)[0];
+  s[0].same_within = 0.01;
+  CHECK(judge_nights(s)[0].outcome == base.outcome);
+}
+
 TEST_CASE("nightly: the runs a cannot tell names do settle it, if the estimate holds") {
   std::mt19937_64 rng(364);
   std::normal_distribution<double> z;

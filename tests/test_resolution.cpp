@@ -27,10 +27,12 @@ TEST_CASE("resolve: issue 36's case, 3 baseline runs against one run tonight at 
   CHECK_FALSE(r.resolved);
   CHECK(r.half_width == doctest::Approx(q * se).epsilon(0.001));
   // Tonight's one run is most of the interval: the plan adds runs tonight
-  // too, and the planned half-width is under 3 %.
+  // too, until the interval around -50 % would lie wholly beyond -3 %
+  // (settling_half_width: the estimate's distance to the nearer bound).
   CHECK(r.reachable);
   CHECK(r.more_b > 0);
-  CHECK(r.planned_half_width < std::log1p(0.03));
+  CHECK(r.planned_half_width < settling_half_width(d, 0.03));
+  CHECK(d + r.planned_half_width < std::log1p(-0.03));
   CHECK(settle_text(r, "baseline runs", "runs tonight").find("more runs tonight") != std::string::npos);
 }
 
@@ -49,6 +51,16 @@ TEST_CASE("resolve: greedy, where further runs narrow the interval most, and hon
   CHECK_FALSE(far.reachable);
   CHECK(far.more_a + far.more_b == 50);
   CHECK(settle_text(far, "A", "B").find("more than 50 further runs") == 0);
+}
+
+TEST_CASE("settling_half_width: the estimate's distance to the nearer bound of the effect, at least a quarter of it") {
+  const double e = std::log1p(0.03);
+  CHECK(settling_half_width(0.0, 0.03) == doctest::Approx(e));                    // no change: inside +-3 %
+  CHECK(settling_half_width(std::log(1.02), 0.03) == doctest::Approx(e - std::log(1.02)));  // near the upper bound
+  CHECK(settling_half_width(std::log(0.5), 0.03) == doctest::Approx(std::log1p(-0.03) - std::log(0.5)));  // far beyond
+  CHECK(settling_half_width(std::log(1.03), 0.03) == doctest::Approx(0.25 * e));  // on the bound: a quarter
+  CHECK(within_effect(std::log(0.98), std::log(1.02), 0.03));
+  CHECK_FALSE(within_effect(std::log(0.96), std::log(1.02), 0.03));
 }
 
 TEST_CASE("resolve: an interval already narrow that straddles the effect plans to clear the boundary") {

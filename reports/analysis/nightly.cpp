@@ -201,7 +201,8 @@ std::string cannot_tell_text(const NightVerdict& v, const NightlyRule& r) {
   if (v.outcome != NightOutcome::cannot_tell) return "";
   char buf[400];
   std::snprintf(buf, sizeof buf, "the change's %.3g %% interval %+.1f to %+.1f %% still includes changes beyond +-%.3g %%",
-                100 * r.interval_level, 100 * v.low, 100 * v.high, 100 * r.min_effect);
+                100 * r.interval_level, 100 * v.low, 100 * v.high,
+                100 * (v.same_within > 0 ? v.same_within : r.min_effect));
   std::string out = buf;
   std::string runs = v.more_runs > 0 ? std::to_string(v.more_runs) + " more run" + (v.more_runs > 1 ? "s" : "") +
                                            " tonight"
@@ -236,6 +237,7 @@ CleanSeries without_empty_nights(const NightSeries& s) {
   c.series.reruns = s.reruns;
   c.series.direction = s.direction;
   c.series.noise = s.noise;
+  c.series.same_within = s.same_within;
   for (size_t n = 0; n < s.nights.size(); ++n)
     (std::isfinite(run_level(s.nights[n])) ? c.kept : c.left).push_back(static_cast<int>(n));
   for (int n : c.kept) c.series.nights.push_back(s.nights[static_cast<size_t>(n)]);
@@ -343,15 +345,16 @@ int fewest(int most, Fits fits) {
 // rule plans toward; the noise model is the nightly rule's own.
 // More runs tonight leave the between-night estimate and its df as they
 // are; each more night of history adds one df to it.
-void resolve(NightVerdict& v, const SeriesFit& f, const SeriesNoise& n, const NightlyRule& rule) {
+void resolve(NightVerdict& v, const SeriesFit& f, const SeriesNoise& n, const NightlyRule& rule, double effect) {
   const double diff = std::log1p(v.change);
   auto quantile = [&](double df) { return df > 0 ? t_quantile((1 + rule.interval_level) / 2, df) : 0.0; };
   const double q = quantile(v.df), h = v.se > 0 ? q * v.se : 0.0;
   v.low = std::expm1(diff - h);
   v.high = std::expm1(diff + h);
-  if (within_effect(diff - h, diff + h, rule.min_effect)) return;
+  v.same_within = effect;
+  if (within_effect(diff - h, diff + h, effect)) return;
   v.outcome = NightOutcome::cannot_tell;
-  const double target = settling_half_width(diff, rule.min_effect);
+  const double target = settling_half_width(diff, effect);
   const double R = static_cast<double>(f.reference.size());
   // With `nights` more nights of history (each one more df) and `runs` more runs tonight.
   auto settles = [&](int nights, int runs) {
@@ -392,6 +395,7 @@ std::vector<bool> fresh_trust(const std::vector<NightSeries>& series, const std:
     NightSeries b;
     b.direction = s.direction;
     b.noise = s.noise;
+    b.same_within = s.same_within;
     if (!s.nights.empty()) {
       b.nights.assign(s.nights.begin(), s.nights.end() - 1);
       b.tonight = s.nights.back();
@@ -468,7 +472,8 @@ std::vector<NightVerdict> judge(const std::vector<NightSeries>& original, const 
       v.outcome = worse[i] && bad > rule.min_effect     ? NightOutcome::regressed
                   : better[i] && -bad > rule.min_effect ? NightOutcome::improved
                                                         : NightOutcome::same;
-      if (v.outcome == NightOutcome::same) resolve(v, fits[i], noise[i], rule);
+      if (v.outcome == NightOutcome::same)
+        resolve(v, fits[i], noise[i], rule, std::max(rule.min_effect, series[i].same_within));
     }
     finish(v, fits[i], clean[i], original[i].nights.size());
   }

@@ -84,6 +84,10 @@ struct NightSeries {
   std::vector<std::vector<double>> reruns;  // tonight's further runs (each its repeats), judged with it
   Direction direction = Direction::higher_is_better;
   std::optional<KnownNoise> noise;          // a calibrate noise file's run-to-run sd for this series
+  // The change "same" must rule out: 0 = the rule's min_effect; a calibrate
+  // noise file's minimum detectable change of this series (noise.h) where
+  // larger: "same" then says no change this rule could have caught.
+  double same_within = 0;
 };
 
 struct NightVerdict {
@@ -112,6 +116,7 @@ struct NightVerdict {
   // fewest of both together, as many of each (jointly: then both are needed).
   int more_runs = -1, more_nights = -1;
   bool jointly = false;
+  double same_within = 0;  // the effect "same" ruled out, or a cannot tell could not (relative)
   double within_sd = std::numeric_limits<double>::quiet_NaN(), between_sd = std::numeric_limits<double>::quiet_NaN();
   // Change points over history + tonight (index into the nights; tonight is
   // index history_nights), for "level changed at ..." notes.

@@ -173,6 +173,7 @@ void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vect
       for (const auto& run : reruns[i]) s.reruns.push_back(metric_values(run, m));
     s.direction = metric_direction(m);
     if (noise[i] && noise[i]->run_cv > 0) s.noise = known_noise(*noise[i]);
+    if (noise[i]) s.same_within = noise[i]->min_detectable_change;
     series.push_back(std::move(s));
   }
   const auto verdicts = stats::judge_nights(series, rule);

@@ -104,7 +104,10 @@ void judge_vs_baseline_runs(std::vector<MetricVerdict*>& rows, const std::vector
     v.outcome = worse[i] && bad > rule.min_effect     ? Outcome::regressed
                 : better[i] && -bad > rule.min_effect ? Outcome::improved
                                                       : Outcome::same;
-    if (v.outcome == Outcome::same) settle_vs_baseline(v, diffs[i], rule.min_effect);
+    // With a calibrate file, "same" rules out what the rule could have caught
+    // (its minimum detectable change), where that is larger.
+    if (v.outcome == Outcome::same)
+      settle_vs_baseline(v, diffs[i], std::max(rule.min_effect, noise[i] ? noise[i]->min_detectable_change : 0.0));
   }
 }
 

@@ -123,7 +123,8 @@ std::string rule_text(const RegressOptions& o, bool from_history) {
          " Accuracy: the median test accuracy drops beyond the preset's tolerance. Memory: the median peak grows "
          "beyond the minimum effect." +
          (o.noise ? " Calibrated run-to-run noise from " + o.noise_path + " (ftbench calibrate), weighted by its "
-                        "degrees of freedom."
+                        "degrees of freedom; \"same\" rules out a scenario's calibrated minimum detectable change "
+                        "where it is larger than the minimum effect."
                   : std::string());
 }
 
