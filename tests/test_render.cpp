@@ -259,8 +259,8 @@ TEST_CASE("table: MFU names the peak it is a fraction of, and the paper preset s
   report.config["preset"] = "paper";
   table = ftb::speedup_table_markdown(report);
   CHECK(contains(table, "14.0 % of 788 bf16-mixed"));
-  CHECK(contains(table, "reference A100 (SEED.md)"));
-  CHECK(contains(table, "21.33 min, 89.92 %"));  // baseline: SEED.md's step 1
+  CHECK(contains(table, "reference A100 (docs/reference.md)"));
+  CHECK(contains(table, "21.33 min, 89.92 %"));  // baseline: the tutorial's step 1 (docs/reference.md)
   // Every line has as many cells as the header.
   std::istringstream in(table);
   std::string header, line;

@@ -67,7 +67,7 @@ std::string mfu_of_peak(const Report& report, const ScenarioResult& r) {
   return peak.empty() ? pct : pct + " of " + peak;
 }
 
-// The reference's own results (shared/SEED.md, "The reference's results"):
+// The reference's own results (docs/reference.md, results/reference/tutorial-results.md):
 // one A100, four for the distributed steps; test accuracy where it gives one.
 struct ReferenceFigure {
   const char* scenario;
@@ -228,7 +228,7 @@ ResultTable speedup_table(const Report& report, const std::string& baseline) {
   };
   // The paper preset runs the reference's workload: its own figures go beside ours.
   const bool paper = report_preset(report) == "paper";
-  if (paper) columns.push_back({"reference A100 (SEED.md)", false});
+  if (paper) columns.push_back({"reference A100 (docs/reference.md)", false});
   columns.push_back({"notes", false});
   std::vector<std::vector<std::string>> table{{}};
   std::vector<bool> right;
