@@ -197,6 +197,9 @@ void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vect
     v.p = n.p_worse;
     v.df = n.df;
     v.se = n.se;
+    v.more_nights = n.more_nights;
+    v.more_runs = n.more_runs;
+    v.jointly = n.jointly;
     describe_night(v, n, runs, rule);
   }
 }

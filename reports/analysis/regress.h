@@ -92,8 +92,13 @@ struct MetricVerdict {
   int current_runs = 1;                 // tonight's runs behind current_n
   std::vector<size_t> reference_index;  // the reference runs (index into the row's window) behind its level
   // cannot_tell rows: the further runs that would settle them (resolution.h;
-  // modelled from the measured noise).
+  // modelled from the measured noise): the baseline rule's plan ...
   stats::Resolution resolution;
+  // ... or the nightly rule's (nightly.h): further nights of history or runs
+  // tonight, either one alone, or both together where `jointly`; -1: none
+  // within the rule's bounds.
+  int more_nights = -1, more_runs = -1;
+  bool jointly = false;
   // Regressed rows: the facts that differ between those reference runs and
   // tonight's runs, most decisive first, then (throughput rows with profiles
   // on both sides) the operators that grew.

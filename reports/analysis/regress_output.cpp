@@ -176,8 +176,14 @@ json change_interval(const MetricVerdict& v) {
 // and runs tonight at which the interval, from the measured noise, would
 // fall on one side of the minimum effect (resolution.h's
 // settling_half_width). Modelled. null on other rows.
-json settle_json(const MetricVerdict& v) {
+json settle_json(const MetricVerdict& v, bool from_history) {
   if (v.outcome != Outcome::cannot_tell) return nullptr;
+  if (from_history)  // the nightly rule's plan: nights or runs tonight, either alone unless jointly
+    return {{"more_nights", v.more_nights > 0 ? json(v.more_nights) : json(nullptr)},
+            {"more_current_runs", v.more_runs > 0 ? json(v.more_runs) : json(nullptr)},
+            {"jointly", v.jointly},
+            {"reachable", v.more_nights > 0 || v.more_runs > 0},
+            {"modelled", true}};
   const auto& r = v.resolution;
   return {{"more_reference_runs", r.more_a},
           {"more_current_runs", r.more_b},
@@ -215,7 +221,7 @@ json regress_to_json(const RegressSummary& s) {
                                        : r.outcome == Outcome::insufficient && r.note.rfind("cannot tell", 0) == 0
                                            ? json("no noise estimate")
                                            : json(nullptr)},
-                {"settle", settle_json(r)},
+                {"settle", settle_json(r, s.from_history)},
                 {"history_steps", r.steps},
                 {"left_out", r.left_out}};
     if (r.outcome == Outcome::regressed) row["what_changed"] = what_changed_json(r.what_changed);
