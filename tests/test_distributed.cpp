@@ -681,11 +681,9 @@ TEST_CASE("zero3's tracked bytes within a counting CPU allocator's peak, in fp32
   c.dropout = 0;
   c.world_size = 2;
   c.batch_size = 2, c.max_length = 8;  // activations small beside the weights: the casts show
-  // No loader thread: its batches, made while the steps run, moved the
-  // window's live bytes at its start by a batch or two and the one-rank
-  // figure with them (seen in CI: 238,912 against 242,560 tracked, bf16-mixed;
-  // 242,560 or more on other runs), so "deterministic" held only when the
-  // machine had no spare core for it (prefetch=-1 is 0 there).
+  // No loader thread: its batches, made while the steps run, are one more
+  // source of allocations inside the window that are not the row's (the
+  // one-rank figures below take a median for the rest).
   c.prefetch = 0;
   const auto w = ftb::build_workload(c);
   struct Outcome {
@@ -779,7 +777,18 @@ TEST_CASE("zero3's tracked bytes within a counting CPU allocator's peak, in fp32
   // almost all that is alive). A tracked figure that missed a peak (a sample
   // point short) falls below 95 % of it, in fp32 and in bf16-mixed (whose
   // units, gathered in bf16, leave autocast no weight cast to make).
-  const auto fp32_one = run(ftb::Precision::fp32, 1), bf16_one = run(ftb::Precision::bf16_mixed, 1);
+  // The median of five runs: other threads' allocations and frees inside the
+  // window (the process's pools and its threads' teardown; seen only under
+  // load, 1 run in 8 with another test beside it: 238,368 or 294,952 against
+  // 242,856 alone, bf16-mixed) move the allocator's figure either way now
+  // and then; the median is the row's own.
+  auto median_of_five = [&](ftb::Precision p) {
+    std::vector<Outcome> runs;
+    for (int k = 0; k < 5; ++k) runs.push_back(run(p, 1));
+    std::sort(runs.begin(), runs.end(), [](const Outcome& x, const Outcome& y) { return x.training < y.training; });
+    return runs[2];
+  };
+  const auto fp32_one = median_of_five(ftb::Precision::fp32), bf16_one = median_of_five(ftb::Precision::bf16_mixed);
   for (const auto* o : {&fp32_one, &bf16_one}) {
     const auto& d = o->r.distributed;
     const int64_t kept = d.param_bytes_per_rank + d.grad_bytes_per_rank + d.optimizer_state_bytes_per_rank;
