@@ -105,6 +105,20 @@ std::optional<stats::KnownNoise> geomean_noise(const NoiseFile& noise, const std
   return stats::KnownNoise{sd, df};
 }
 
+// One family's verdicts (rows, or the metrics' geometric means): Holm over
+// their tests, then the rule's third answer (settle) for those it calls the
+// same.
+template <class Judged>
+void judge_family(const std::vector<Judged*>& family, const CompareRule& rule) {
+  std::vector<stats::LevelDifference> diffs;
+  for (const Judged* j : family) diffs.push_back(j->levels);
+  const auto verdicts = stats::run_verdicts(diffs, rule.family_alpha, rule.min_effect);
+  for (size_t i = 0; i < family.size(); ++i) {
+    family[i]->verdict = verdict_of(verdicts[i]);
+    settle(family[i]->verdict, family[i]->why, family[i]->resolution, family[i]->levels, rule);
+  }
+}
+
 // Geometric means: per run, over the scenarios both sides ran ok in every
 // run; then the rows' rule over them (Holm over the metrics' means).
 void add_geomeans(PairComparison& p, const Side& reference, const Side& other, const CompareRule& rule,
@@ -141,18 +155,10 @@ void add_geomeans(PairComparison& p, const Side& reference, const Side& other, c
                    : "a side of one run: its run-to-run noise is unknown, no interval (add runs or --noise)";
     p.geomeans.push_back(std::move(g));
   }
-  std::vector<stats::LevelDifference> diffs;
   std::vector<GeoMean*> means;
   for (auto& g : p.geomeans)
-    if (!g.scenarios.empty()) {
-      diffs.push_back(g.levels);
-      means.push_back(&g);
-    }
-  const auto verdicts = stats::run_verdicts(diffs, rule.family_alpha, rule.min_effect);
-  for (size_t i = 0; i < means.size(); ++i) {
-    means[i]->verdict = verdict_of(verdicts[i]);
-    settle(means[i]->verdict, means[i]->why, means[i]->resolution, means[i]->levels, rule);
-  }
+    if (!g.scenarios.empty()) means.push_back(&g);
+  judge_family(means, rule);
 }
 
 // A side's rows of a scenario, one per run (null where a run lacks it).
@@ -226,19 +232,11 @@ ScenarioComparison compare_scenario(const std::string& name, const Side& referen
 // Holm over every row of this comparison, then the rule's third answer
 // (settle) for the rows it calls the same.
 void judge_rows(PairComparison& p, const CompareRule& rule) {
-  std::vector<stats::LevelDifference> diffs;
   std::vector<MetricComparison*> rows;
   for (auto& s : p.scenarios)
     for (auto& m : s.metrics)
-      if (m.reference_runs > 0) {
-        diffs.push_back(m.levels);
-        rows.push_back(&m);
-      }
-  const auto verdicts = stats::run_verdicts(diffs, rule.family_alpha, rule.min_effect);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    rows[i]->verdict = verdict_of(verdicts[i]);
-    settle(rows[i]->verdict, rows[i]->why, rows[i]->resolution, rows[i]->levels, rule);
-  }
+      if (m.reference_runs > 0) rows.push_back(&m);
+  judge_family(rows, rule);
 }
 
 }  // namespace
