@@ -233,11 +233,8 @@ struct CleanSeries {
 
 CleanSeries without_empty_nights(const NightSeries& s) {
   CleanSeries c;
-  c.series.tonight = s.tonight;
-  c.series.reruns = s.reruns;
-  c.series.direction = s.direction;
-  c.series.noise = s.noise;
-  c.series.same_within = s.same_within;
+  c.series = s;  // every setting of the series as it is; the nights as kept below
+  c.series.nights.clear();
   for (size_t n = 0; n < s.nights.size(); ++n)
     (std::isfinite(run_level(s.nights[n])) ? c.kept : c.left).push_back(static_cast<int>(n));
   for (int n : c.kept) c.series.nights.push_back(s.nights[static_cast<size_t>(n)]);
@@ -392,10 +389,10 @@ std::vector<bool> fresh_trust(const std::vector<NightSeries>& series, const std:
   if (!any_fresh || !check_fresh) return trust;
   std::vector<NightSeries> before;
   for (const auto& s : series) {
-    NightSeries b;
-    b.direction = s.direction;
-    b.noise = s.noise;
-    b.same_within = s.same_within;
+    NightSeries b = s;  // the series' settings; its last history night as tonight, no reruns
+    b.nights.clear();
+    b.tonight.clear();
+    b.reruns.clear();
     if (!s.nights.empty()) {
       b.nights.assign(s.nights.begin(), s.nights.end() - 1);
       b.tonight = s.nights.back();
