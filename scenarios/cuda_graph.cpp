@@ -78,7 +78,15 @@ struct CapturedShape {
 
 }  // namespace
 
-void abandon_capture(at::cuda::CUDAGraph& graph, c10::DeviceIndex device) noexcept {
+int pool_use_count(c10::DeviceIndex device, at::cuda::MempoolId_t pool) noexcept {
+  try {
+    return c10::cuda::CUDACachingAllocator::getPoolUseCount(device, pool);
+  } catch (...) {
+    return 0;
+  }
+}
+
+void abandon_capture(at::cuda::CUDAGraph& graph, c10::DeviceIndex device, int pool_uses_before) noexcept {
   const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(device).stream();
   // capture_end ends the capture and the pool's routing when the capture
   // is still valid; an invalidated capture makes it throw part way.
@@ -97,8 +105,13 @@ void abandon_capture(at::cuda::CUDAGraph& graph, c10::DeviceIndex device) noexce
   } catch (...) {
   }
   (void)cudaGetLastError();  // the capture's error, not the next kernel's
+  const auto pool = graph.pool();
   try {
-    graph.reset();  // the partial graph and its pool
+    graph.reset();  // the partial graph; its pool only when the capture had ended
+  } catch (...) {
+  }
+  try {  // the use capture_begin took, when reset did not give it back
+    if (pool_use_count(device, pool) > pool_uses_before) c10::cuda::CUDACachingAllocator::releasePool(device, pool);
   } catch (...) {
   }
 }
@@ -131,8 +144,9 @@ void warm_up_and_capture(SequenceClassifier& model, FusedAdam& optimizer, SyncFr
   for (const auto& p : model->parameters()) initial.push_back(p.detach().clone());
   // Order the side stream after the set-up above, and the default stream
   // after the captures, through events (what torch.cuda.stream() does).
-  auto main_stream = c10::cuda::getCurrentCUDAStream();
-  auto side = c10::cuda::getStreamFromPool();
+  const c10::DeviceIndex device_index = device.index();  // resolve_device gives every CUDA device an index
+  auto main_stream = c10::cuda::getCurrentCUDAStream(device_index);
+  auto side = c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device_index);
   at::cuda::CUDAEvent ready;
   ready.record(main_stream);
   ready.block(side);
@@ -152,12 +166,12 @@ void warm_up_and_capture(SequenceClassifier& model, FusedAdam& optimizer, SyncFr
   // preallocated), so the pool holds one step's activations, not one per
   // length. Longest first: its allocations size the pool.
   const auto pool = at::cuda::graph_pool_handle();
-  const c10::DeviceIndex device_index = device.has_index() ? device.index() : c10::cuda::current_device();
   for (auto it = shapes.rbegin(); it != shapes.rend(); ++it) {
     auto& graph = it->second->graph;
+    const int pool_uses = pool_use_count(device_index, pool);
     try {
       guarded_capture([&] { graph.capture_begin(pool); }, [&] { run_body(*it->second); },
-                      [&] { graph.capture_end(); }, [&] { abandon_capture(graph, device_index); });
+                      [&] { graph.capture_end(); }, [&] { abandon_capture(graph, device_index, pool_uses); });
     } catch (const std::exception& e) {
       // The stream is out of capture mode again: this row fails, the next rows run.
       throw std::runtime_error("CUDA-graph capture at length " + std::to_string(it->first) +

@@ -34,9 +34,14 @@ ScenarioInfo captured_step_scenario(const std::string& name, Precision precision
 #ifdef FTB_WITH_CUDA
 // Ends a capture that failed part way (scenarios/capture_guard.h): the
 // stream leaves capture mode, the partial graph is discarded, the caching
-// allocator stops routing to its pool and the capture's CUDA error is
-// cleared. Never throws.
-void abandon_capture(at::cuda::CUDAGraph& graph, c10::DeviceIndex device) noexcept;
+// allocator stops routing to its pool, the graph's use of the pool is
+// released (CUDAGraph::reset releases it only after a capture that ended:
+// a failed one kept the pool's blocks reserved for the rest of the process)
+// and the capture's CUDA error is cleared. `pool_uses_before`: the pool's
+// use count before this graph's capture_begin (pool_use_count). Never throws.
+void abandon_capture(at::cuda::CUDAGraph& graph, c10::DeviceIndex device, int pool_uses_before) noexcept;
+// The caching allocator's count of graphs using `pool` (0: none, or unknown).
+int pool_use_count(c10::DeviceIndex device, at::cuda::MempoolId_t pool) noexcept;
 
 // One repeat of the row `name` with the step captured in `precision` (fp32,
 // bf16_mixed, or fp16_mixed with the loss scaler on the device); one graph at

@@ -16,7 +16,7 @@ constexpr const char* kFabricName = "fabric";
 ScenarioResult run_fabric(const Workload& w, const RunConfig& c, const ScenarioContext& ctx, const DistEnv& env) {
   const auto requested = resolve_device(c.device);
   FabricOptions fo;
-  fo.accelerator = requested.is_cuda() ? "cuda" : "cpu";
+  fo.accelerator = requested.is_cuda() ? requested.str() : "cpu";  // --device cuda:N holds for a world of one
   fo.devices = c.world_size;
   fo.strategy = c.fabric_strategy;
   fo.precision = resolve_precision(c.fabric_precision, requested, Precision::bf16_mixed);

@@ -3,7 +3,9 @@
 #include "core/base/errors.h"
 #include "core/measure/flops.h"
 #include "core/base/interrupt.h"
+#include "core/measure/device.h"
 #include "scenarios/common.h"
+#include "scenarios/parallel/distributed_row.h"
 
 namespace ftb {
 
@@ -115,9 +117,17 @@ void run_repeat(ScenarioResult& row, const ScenarioInfo& info, const Workload& w
                                                          : 0);
 }
 
+// The device a row runs on, for its DeviceScope: a rank's own GPU, else --device.
+torch::Device row_device(const ScenarioInfo& info, const RunConfig& config) {
+  if (!cuda_available()) return torch::Device(torch::kCPU);
+  return info.kind == RowKind::ranks ? rank_device(config, dist_env_or_world_of_one()) : resolve_device(config.device);
+}
+
 ScenarioResult run_scenario(const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
                             ScenarioContext context, const RepeatFn& repeat) {
   ScenarioResult out = row_header(info, config);
+  if (out.status != Status::ok) return out;
+  const DeviceScope on(row_device(info, config));  // everything of the row, on its device
   for (int rep = 0; rep < config.repeats && out.status == Status::ok; ++rep) {
     context.repeat = rep;
     run_repeat(out, info, workload, config, context, repeat);

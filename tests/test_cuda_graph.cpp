@@ -13,6 +13,7 @@
 #include "core/train/workload.h"
 #ifdef FTB_WITH_CUDA
 #include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
@@ -67,16 +68,29 @@ TEST_CASE("capture guard: a capture that fails part way leaves the stream usable
   const torch::Device dev(torch::kCUDA, 0);
   auto x = torch::ones({64, 64}, torch::TensorOptions().device(dev));
   auto side = c10::cuda::getStreamFromPool(false, 0);
+  {  // cuBLAS's workspace for this stream, outside the capture's pool
+    c10::cuda::CUDAStreamGuard guard(side);
+    (void)torch::mm(x, x).sum().item<float>();
+  }
+  c10::cuda::CUDACachingAllocator::emptyCache();
+  const auto reserved_before = c10::cuda::CUDACachingAllocator::getDeviceStats(0).reserved_bytes[0].current;
   {
     c10::cuda::CUDAStreamGuard guard(side);
     at::cuda::CUDAGraph graph;
     const auto pool = at::cuda::graph_pool_handle();
+    const int pool_uses = ftb::pool_use_count(0, pool);
     CHECK_THROWS(ftb::guarded_capture([&] { graph.capture_begin(pool); },
                                       [&] {
                                         auto y = torch::mm(x, x);  // captured
                                         (void)y.sum().item<float>();  // a host sync: not allowed under capture
                                       },
-                                      [&] { graph.capture_end(); }, [&] { ftb::abandon_capture(graph, 0); }));
+                                      [&] { graph.capture_end(); }, [&] { ftb::abandon_capture(graph, 0, pool_uses); }));
+    // The failed capture gave its pool back: nothing stays reserved for it
+    // (fails on the old code, which released the pool only after a capture
+    // that ended, squeezing every later row and the largest-batch search).
+    CHECK(ftb::pool_use_count(0, pool) == pool_uses);
+    c10::cuda::CUDACachingAllocator::emptyCache();
+    CHECK(c10::cuda::CUDACachingAllocator::getDeviceStats(0).reserved_bytes[0].current == reserved_before);
     cudaStreamCaptureStatus status = cudaStreamCaptureStatusActive;
     REQUIRE(cudaStreamIsCapturing(side.stream(), &status) == cudaSuccess);
     CHECK(status == cudaStreamCaptureStatusNone);

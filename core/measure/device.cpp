@@ -14,6 +14,7 @@
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
 #endif
 
 namespace ftb {
@@ -54,9 +55,16 @@ torch::Device resolve_device(const std::string& spec) {
   input_error("--device", "unknown device \"" + spec + "\" (auto, cpu, cuda, cuda:N)");
 }
 
+DeviceScope::DeviceScope(const torch::Device& device) {
+  if (device.is_cuda() && device.has_index()) guard_.reset_device(device);
+}
+
 void synchronize(const torch::Device& device) {
 #ifdef FTB_WITH_CUDA
-  if (device.is_cuda()) c10::cuda::device_synchronize();
+  if (device.is_cuda()) {
+    const c10::cuda::CUDAGuard on(device);  // device_synchronize waits on the current device only
+    c10::cuda::device_synchronize();
+  }
 #else
   (void)device;
 #endif

@@ -19,6 +19,20 @@ std::string cuda_device_name(const torch::Device& device);
 // launcher that gives each rank its own GPU (SLURM --gpus-per-task=1) leaves
 // every rank device 0.
 torch::Device cuda_device_of_rank(int local_rank);
+// Makes a CUDA `device` the thread's current device for its lifetime (CPU:
+// nothing). Every row and every rank runs under one for its device: torch's
+// argument-less calls (the current stream, a new event's record, the stream
+// pool, cudaDeviceSynchronize) act on the current device, which is 0 in every
+// new thread. tests/device_guard_check.sh refuses those forms elsewhere.
+class DeviceScope {
+ public:
+  explicit DeviceScope(const torch::Device& device);
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  c10::OptionalDeviceGuard guard_;
+};
 // Blocks until queued work on `device` is done (no-op on CPU, where ops are
 // synchronous): every timed region ends with it.
 void synchronize(const torch::Device& device);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #ifdef FTB_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAEvent.h>
 #endif
 
@@ -35,7 +36,8 @@ int PhaseRecorder::mark() {
     auto& events = device_marks_->events;
     if (static_cast<int>(events.size()) <= index)
       events.push_back(std::make_unique<at::cuda::CUDAEvent>(cudaEventDefault));  // timing on
-    events[index]->record();  // the current stream: where the step's kernels go
+    // The row's device's current stream: where the step's kernels go.
+    events[index]->record(at::cuda::getCurrentCUDAStream(device_.index()));
     return index;
   }
 #endif

@@ -25,7 +25,9 @@ void Fabric::launch(const DistEnv& env) {
   else if (acc == "cuda" || (acc == "auto" && cuda_available()))
     device_ = cuda_device_of_rank(env.local_rank);
   else if (acc == "auto") device_ = torch::kCPU;
-  else input_error("accelerator", "unknown accelerator \"" + acc + "\" (auto, cpu, cuda)");
+  else if (acc.rfind("cuda:", 0) == 0)  // a named GPU: a world of one keeps it, ranks take one each
+    device_ = env.world_size == 1 ? resolve_device(acc) : cuda_device_of_rank(env.local_rank);
+  else input_error("accelerator", "unknown accelerator \"" + acc + "\" (auto, cpu, cuda, cuda:N)");
   if (precision_ == Precision::fp16_mixed && !device_.is_cuda())
     input_error("precision", "16-mixed needs CUDA (fp16 autocast with loss scaling); use bf16-mixed on the CPU");
   comm_ = dist::Communicator::create(env, device_, options_.timeout, options_.group_name);

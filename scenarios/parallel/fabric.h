@@ -46,7 +46,7 @@
 namespace ftb {
 
 struct FabricOptions {
-  std::string accelerator = "auto";  // auto | cpu | cuda
+  std::string accelerator = "auto";  // auto | cpu | cuda | cuda:N (a world of one on GPU N)
   int devices = 0;                   // ranks expected; 0 = whatever the launcher started
   Strategy strategy = Strategy::ddp;     // Lightning's strings parse with parse_choice<Strategy>
   Precision precision = Precision::fp32;  // ... and parse_choice<Precision> ("32", "bf16-mixed", "16-mixed")

@@ -141,8 +141,11 @@ int run_launched_rank(RunConfig config, const std::vector<LoopCallback*>& rank0_
     // first timed step does not pay the process's one-time setup.
     const ScenarioResult header = row_header(*info, config);
     nlohmann::json warmup;
-    if (header.status == Status::ok)
-      warmup = warm_up_record(workload, config, rank_device(config, env), header.precision);
+    // The rank's GPU current from its start: its warm-up comes before the
+    // group, and a context on GPU 0 fails under EXCLUSIVE_PROCESS.
+    const torch::Device device = header.status == Status::ok ? rank_device(config, env) : torch::Device(torch::kCPU);
+    const DeviceScope on(device);
+    if (header.status == Status::ok) warmup = warm_up_record(workload, config, device, header.precision);
     const char* profile_trace = std::getenv(kProfileVar);
     ScenarioResult r = profile_trace ? run_profiled_rank(*info, workload, config, ctx, env, profile_trace)
                                      : run_scenario(*info, workload, config, ctx);
