@@ -380,9 +380,12 @@ TEST_CASE("dist_env: NCCL error-handling modes: ours where unset, the user's whe
   };
   const Vars none;
   const auto ours = ftb::nccl_error_modes(lookup(none));
+  // The dump wait: PyTorch's 15000 ms default adds 4 x 15 s to a hung peer's end.
   CHECK(ours == ftb::NcclModes{{"TORCH_NCCL_ASYNC_ERROR_HANDLING", {"3", SetBy::ftbench}},
                                {"TORCH_NCCL_BLOCKING_WAIT", {"", SetBy::unset}},
-                               {"TORCH_NCCL_ENABLE_MONITORING", {"", SetBy::unset}}});
+                               {"TORCH_NCCL_DUMP_ON_TIMEOUT", {"", SetBy::unset}},
+                               {"TORCH_NCCL_ENABLE_MONITORING", {"", SetBy::unset}},
+                               {"TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC", {"1000", SetBy::ftbench}}});
   const Vars theirs{{"TORCH_NCCL_ASYNC_ERROR_HANDLING", "1"}, {"TORCH_NCCL_BLOCKING_WAIT", "1"},
                     {"TORCH_NCCL_ENABLE_MONITORING", ""}};
   const auto user = ftb::nccl_error_modes(lookup(theirs));
@@ -403,8 +406,15 @@ TEST_CASE("dist_env: NCCL error-handling modes: ours where unset, the user's whe
   };
   CHECK(set_in({}).empty());                                           // not launched
   CHECK(set_in({{"RANK", "0"}, {"WORLD_SIZE", "1"}}).empty());         // a world of one
+  // A world of one records what it left alone as unset, not as ftbench's
+  // (fails on the old code: it recorded ASYNC_ERROR_HANDLING=3 set by ftbench).
+  CHECK(ftb::nccl_error_modes_in_effect().at("TORCH_NCCL_ASYNC_ERROR_HANDLING") == ftb::NcclMode{"", SetBy::unset});
+  CHECK(ftb::nccl_error_modes_in_effect().at("TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC") == ftb::NcclMode{"", SetBy::unset});
   CHECK(set_in({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}}) ==
-        Vars{{"TORCH_NCCL_ASYNC_ERROR_HANDLING", "3"}});
-  CHECK(set_in({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "1"}}).empty());
+        Vars{{"TORCH_NCCL_ASYNC_ERROR_HANDLING", "3"}, {"TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC", "1000"}});
+  CHECK(ftb::nccl_error_modes_in_effect().at("TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC") == ftb::NcclMode{"1000", SetBy::ftbench});
+  CHECK(set_in({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "1"},
+                {"TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC", "500"}})
+            .empty());
   CHECK(set_in({{"RANK", "x"}, {"WORLD_SIZE", "2"}}).empty());         // malformed: the row's read says so
 }

@@ -224,6 +224,8 @@ NcclModes nccl_error_modes(const Getenv& getenv_fn) {
       {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "NCCL_ASYNC_ERROR_HANDLING", "3"},  // SkipCleanUp: see rank_env.h
       {"TORCH_NCCL_BLOCKING_WAIT", "NCCL_BLOCKING_WAIT", nullptr},
       {"TORCH_NCCL_ENABLE_MONITORING", nullptr, nullptr},
+      {"TORCH_NCCL_DUMP_ON_TIMEOUT", nullptr, nullptr},
+      {"TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC", nullptr, kNcclDumpWaitMs},  // the wait after a timeout: see rank_env.h
   };
   NcclModes modes;
   for (const Var& v : kVars) {
@@ -254,8 +256,14 @@ void set_nccl_error_modes(const Getenv& getenv_fn, const std::function<void(cons
   } catch (const InputError&) {
     // A malformed variable: the row's own read reports it, naming it.
   }
-  if (!rank_of_many) return;
   NcclModes modes = nccl_error_modes(getenv_fn);
+  if (!rank_of_many) {
+    // Nothing set: the record says what the environment holds, not ftbench's values.
+    for (auto& [name, mode] : modes)
+      if (mode.set_by == SetBy::ftbench) mode = {"", SetBy::unset};
+    decided_modes() = std::move(modes);
+    return;
+  }
   for (const auto& [name, mode] : modes)
     if (mode.set_by == SetBy::ftbench) setenv_fn(name.c_str(), mode.value.c_str());
   decided_modes() = std::move(modes);

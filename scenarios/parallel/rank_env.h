@@ -97,8 +97,17 @@ std::string gpu_sharing_problem(const DistEnv& env, int cuda_devices, const char
 //       its overhead), which would change what NCCL rows measure.
 //   TORCH_NCCL_ENABLE_MONITORING     recorded, never set (PyTorch's
 //       heartbeat monitor, a backstop when the watchdog itself is stuck).
+//   TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC  1000: after a collective passes the
+//       timeout, the watchdog waits up to 4 x this for the flight recorder's
+//       dump before it ends the process (PyTorch's default 15000 ms: a hung
+//       peer then ends after dist_timeout_s + 60 s). With 1000, the row ends
+//       within dist_timeout_s + 4 s + the watchdog's poll and the launcher's
+//       stop (tests/cli/nccl.sh's bound, docs/distributed.md).
+//   TORCH_NCCL_DUMP_ON_TIMEOUT       recorded, never set (whether that dump
+//       is taken at all).
 // A value the environment gives wins and is recorded as the user's.
 // Gloo needs none: its collectives throw on their own timeout.
+inline constexpr const char* kNcclDumpWaitMs = "1000";
 enum class SetBy { ftbench, user, unset };
 const char* to_string(SetBy s);  // "ftbench" | "user" | "unset": the report's words
 struct NcclMode {
@@ -115,7 +124,8 @@ NcclModes nccl_error_modes(const std::function<const char*(const char*)>& getenv
 // MPI's or SLURM's variables) sets ftbench's values that the environment lacks
 // through setenv_fn and remembers who set what; elsewhere it sets nothing (a
 // process that only launches ranks, or a world of one, makes no NCCL group
-// with a peer, and its report's environment stays as the user left it).
+// with a peer, and its report's environment stays as the user left it) and
+// remembers the environment's own values (ftbench's recorded as unset).
 void set_nccl_error_modes(const std::function<const char*(const char*)>& getenv_fn,
                           const std::function<void(const char*, const char*)>& setenv_fn);
 // set_nccl_error_modes(std::getenv, setenv): what main calls.

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # NCCL's error handling as ftbench sets it (docs/distributed.md, back ends):
-# TORCH_NCCL_ASYNC_ERROR_HANDLING=3 (SkipCleanUp) and the process group's
-# timeout = dist_timeout_s, so a hung peer's partner is ended by PyTorch's
-# watchdog after dist_timeout_s and ftbench's launcher, seeing that rank's
+# TORCH_NCCL_ASYNC_ERROR_HANDLING=3 (SkipCleanUp), the process group's
+# timeout = dist_timeout_s and TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC=1000 (the
+# watchdog waits 4 x that for its flight-recorder dump before it aborts), so a
+# hung peer's partner is ended by PyTorch's watchdog after dist_timeout_s +
+# 4 x the dump wait, and ftbench's launcher, seeing that rank's
 # process die, ends the row as failed naming it; the report records each
 # variable, its value and who set it. Expected, and not yet run on NCCL: no
 # session so far had two GPUs (docs/distributed.md says so).
@@ -13,9 +15,13 @@
 
 # The variables the report records: the user's, if any, would win over ftbench's.
 no_user_modes=(env -u TORCH_NCCL_ASYNC_ERROR_HANDLING -u NCCL_ASYNC_ERROR_HANDLING -u TORCH_NCCL_BLOCKING_WAIT
-               -u NCCL_BLOCKING_WAIT -u TORCH_NCCL_ENABLE_MONITORING)
+               -u NCCL_BLOCKING_WAIT -u TORCH_NCCL_ENABLE_MONITORING -u TORCH_NCCL_DUMP_ON_TIMEOUT
+               -u TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC)
 timeout_s=20
-bound_s=$((timeout_s + 30))  # the watchdog's poll, SIGABRT, the launcher's stop of the other rank
+# The bound follows the dump wait the first run's report records: timeout +
+# 4 x dump wait + 30 s (the watchdog's poll, SIGABRT, the launcher's stop of
+# the other rank).
+abort_bound_s() { echo $(( $1 + (4 * $2 + 999) / 1000 + 30 )); }
 
 case "$case_name" in
   nccl_hung_peer)
@@ -44,10 +50,14 @@ e = d["error_handling"]
 assert e["TORCH_NCCL_ASYNC_ERROR_HANDLING"] == {"value": "3", "set_by": "ftbench"}, e
 assert e["TORCH_NCCL_BLOCKING_WAIT"] == {"value": "", "set_by": "unset"}, e  # never set by ftbench
 assert e["TORCH_NCCL_ENABLE_MONITORING"]["set_by"] == "unset", e
+assert e["TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC"] == {"value": "1000", "set_by": "ftbench"}, e
 PY
     rc=$?
     [ "$rc" = 77 ] && exit 77
     [ "$rc" = 0 ] || fail "the NCCL row's report lacks its error-handling modes"
+    dump_ms=$(python3 -c 'import json,sys; x=json.load(open(sys.argv[1]))["results"][0]
+print(x["distributed"]["error_handling"]["TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC"]["value"])' "$tmp/ok/report.json")
+    bound_s=$(abort_bound_s "$timeout_s" "$dump_ms")
     # Rank 1 stopped (SIGSTOP: alive, silent) mid-epoch: rank 0's next
     # collective passes dist_timeout_s; the watchdog ends rank 0's process.
     "${no_user_modes[@]}" "$ftbench" run --scenarios ddp --world-size 2 --device cuda --out "$tmp/o" epochs=50 \
@@ -72,6 +82,14 @@ x = json.load(open(sys.argv[1]))["results"][0]
 assert x["status"] == "failed", x["status"]
 assert "rank 0" in x["reason"], x["reason"]  # the rank whose collective timed out, ended by the watchdog
 PY
+    ;;
+  nccl_abort_bound)
+    # Runs anywhere: the bound the hung-peer case holds a run to, from the
+    # dump wait ftbench sets (PyTorch's default 15000 ms would need 20+60+30).
+    [ "$(abort_bound_s 20 1000)" = 54 ] || fail "bound for 1000 ms: $(abort_bound_s 20 1000)"
+    [ "$(abort_bound_s 20 15000)" = 110 ] || fail "bound for 15000 ms: $(abort_bound_s 20 15000)"
+    grep -q 'TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC", nullptr, kNcclDumpWaitMs' "$fixtures/../../scenarios/parallel/rank_env.cpp" ||
+      fail "rank_env.cpp no longer sets the dump wait this bound assumes"
     ;;
   *) fail "unknown case" ;;
 esac
