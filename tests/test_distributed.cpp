@@ -29,6 +29,7 @@
 #include "core/train/workload.h"
 #include "scenarios/parallel/distributed_row.h"
 #include "scenarios/registry.h"
+#include "scenarios/runner.h"
 #include "core/measure/device.h"
 #include "scenarios/parallel/held_memory.h"
 #include "tests/skip.h"
@@ -1265,4 +1266,30 @@ TEST_CASE("distributed evaluation finishes on 4 ranks with 1 validation example,
     CHECK(r.test_acc == single_test.acc);
     CHECK(r.test_loss == doctest::Approx(single_test.loss).epsilon(1e-5));
   }
+}
+
+// The group's first collectives: only a back end's "does not support <op>"
+// falls back (zero2's reduce-scatter as an all-reduce, 2x the traffic); any
+// other error, as NCCL's communicator initialisation failing inside its first
+// collective, fails the row with the back end's message. Fails on the old
+// code: every exception was recorded as "no _reduce_scatter_base".
+TEST_CASE("probe_collectives: a missing op falls back, any other error fails the row with its message") {
+  CHECK(ftb::dist::probe_collective("nccl", "_reduce_scatter_base", [] {}));
+  CHECK_FALSE(ftb::dist::probe_collective("nccl", "_reduce_scatter_base", [] {
+    TORCH_CHECK(false, "Backend nccl does not support _reduce_scatter_base");
+  }));
+  auto init_fails = [] {
+    ftb::dist::probe_collective("nccl", "_reduce_scatter_base", [] {
+      TORCH_CHECK(false, "NCCL error in: ProcessGroupNCCL.cpp:2063, unhandled system error\nLast error: socket");
+    });
+    return ftb::ScenarioResult{};
+  };
+  const ftb::ScenarioInfo* info = ftb::find_scenario("zero2");
+  REQUIRE(info != nullptr);
+  ftb::ScenarioResult row;
+  ftb::run_repeat(row, *info, ftb::Workload{}, ftb::RunConfig{}, ftb::ScenarioContext{},
+                  [&](const ftb::Workload&, const ftb::RunConfig&, const ftb::ScenarioContext&) { return init_fails(); });
+  CHECK(row.status == ftb::Status::failed);
+  CHECK(row.reason.find("nccl _reduce_scatter_base") != std::string::npos);
+  CHECK(row.reason.find("unhandled system error") != std::string::npos);
 }

@@ -243,6 +243,21 @@ Communicator::~Communicator() {
   }
 }
 
+bool probe_collective(const std::string& backend, const std::string& op, const std::function<void()>& run) {
+  try {
+    run();
+    return true;
+  } catch (const std::exception& e) {
+    // c10d::Backend's own answer for an op a back end lacks ("Backend nccl
+    // does not support _reduce_scatter_base"): the one case with a fallback.
+    const std::string said = e.what();
+    if (said.find("does not support " + op) != std::string::npos) return false;
+    // Anything else (the first NCCL collective also initialises the
+    // communicator) fails the row with what the back end said.
+    throw std::runtime_error(backend + " " + op + " (the group's first collectives) failed: " + first_line(said));
+  }
+}
+
 void Communicator::probe_collectives() {
   // Same binary on every rank, so every rank takes the same branch; an
   // unsupported collective throws before sending anything.
@@ -255,19 +270,14 @@ void Communicator::probe_collectives() {
     // the clone, and say so.
     native_reduce_scatter_ = false;
     reduce_scatter_fallback_ = "reduce_scatter = all_reduce + chunk (gloo has no reduce-scatter; 2x the traffic)";
-  } else {
-    try {
-      pg_->_reduce_scatter_base(out, in)->wait();
-    } catch (const std::exception&) {
-      native_reduce_scatter_ = false;
-      reduce_scatter_fallback_ =
-          "reduce_scatter = all_reduce + chunk (" + backend_name_ + " has no _reduce_scatter_base here)";
-    }
+  } else if (!probe_collective(backend_name_, "_reduce_scatter_base",
+                               [&] { pg_->_reduce_scatter_base(out, in)->wait(); })) {
+    native_reduce_scatter_ = false;
+    reduce_scatter_fallback_ =
+        "reduce_scatter = all_reduce + chunk (" + backend_name_ + " has no _reduce_scatter_base here)";
   }
   auto one = torch::ones({1}, opts), all = torch::zeros({size_}, opts);
-  try {
-    pg_->_allgather_base(all, one)->wait();
-  } catch (const std::exception&) {
+  if (!probe_collective(backend_name_, "_allgather_base", [&] { pg_->_allgather_base(all, one)->wait(); })) {
     native_all_gather_ = false;
     all_gather_fallback_ = "all_gather = list all_gather (" + backend_name_ + " has no _allgather_base here)";
   }

@@ -39,6 +39,13 @@ class Pending {
   std::function<void()> after_;
 };
 
+// Runs one collective of a group's first probe: true when it ran, false
+// when the back end lacks `op` (c10d::Backend's "does not support <op>": the
+// caller falls back to another collective); any other error (NCCL's first
+// collective also creates its communicator) throws, naming the back end, the
+// op and what it said, so the row fails instead of silently doubling traffic.
+bool probe_collective(const std::string& backend, const std::string& op, const std::function<void()>& run);
+
 class Communicator {
  public:
   // Joins the process group of env (a world of 1 is fine). Rank 0 hosts the
