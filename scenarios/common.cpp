@@ -59,6 +59,11 @@ ScenarioResult result_from_loop(const std::string& scenario, const LoopResult& l
   r.epochs = loop.epochs;
   r.steps = loop.steps;
   r.peak_bytes = peak_memory_bytes(device, &r.peak_bytes_source);
+  if (const DeviceMemoryUse use = device_memory_use(device); use.peak_reserved_bytes >= 0) {
+    // An OOM comes from reserved and context memory, not the allocated peak alone.
+    r.extra["peak_reserved_bytes"] = use.peak_reserved_bytes;
+    r.extra["device_used_bytes_at_end"] = use.device_used_bytes;
+  }
   r.step_ms_median = loop.step_ms_median;
   r.loader_wait_s = loop.loader_wait_s;
   r.phases = loop.phases;

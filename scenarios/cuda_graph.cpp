@@ -265,6 +265,7 @@ ScenarioInfo captured_step_scenario(const std::string& name, Precision precision
   s.precision = precision;
   s.stack = std::move(stack);
   s.unavailable = cuda_graph_unavailable;
+  s.replays_cuda_graphs = true;
 #ifdef FTB_WITH_CUDA
   s.run = [name, precision](const Workload& w, const RunConfig& c, const ScenarioContext& ctx) {
     return run_captured_step(w, c, ctx, name, precision);

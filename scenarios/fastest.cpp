@@ -62,6 +62,7 @@ ScenarioInfo fastest_scenario() {
   s.technique = "what helped, stacked: bucketing + fused Adam (+ bf16 autocast and a CUDA graph per bucket length on CUDA); its stack in the report says which";
   s.technique_settings = {RowSetting::optimizer, RowSetting::precision};
   s.unavailable = runs_anywhere;
+  s.replays_cuda_graphs = true;  // on CUDA
   s.precision_of = fastest_precision;
   s.run = run_fastest;
   return s;

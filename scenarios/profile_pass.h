@@ -36,6 +36,10 @@ OpProfile profile_row(const ScenarioInfo& info, const Workload& workload, const 
 OpProfile profile_ranks_row(const ScenarioInfo& info, const RunConfig& config, const std::string& out_dir,
                             int threads_per_rank);
 
+// `p`'s note, with UNVERIFIED appended for a row that replays CUDA graphs
+// when the profile has device activity (CUPTI's graph-kernel records).
+std::string label_graph_profile(OpProfile p, const ScenarioInfo& info);
+
 // The note of a row not profiled, saying why.
 OpProfile profile_not_taken(const std::string& why);
 bool has_steps(const OpProfile& p);

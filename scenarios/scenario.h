@@ -53,6 +53,9 @@ struct ScenarioInfo {
   // the aggregates (medians over repeats, MFU) and catches failures.
   std::function<ScenarioResult(const Workload&, const RunConfig&, const ScenarioContext&)> run;
   Precision precision = Precision::fp32;  // what the row reports, also when skipped
+  // Replays captured CUDA graphs on a GPU: its device profile is labelled
+  // unverified (scenarios/profile_pass.cpp) until a GPU run shows it right.
+  bool replays_cuda_graphs = false;
   std::vector<RowSetting> technique_settings;  // what the technique itself changes (none for baseline; RowSetting: scenarios/result.h)
   // What the row stacks on baseline, for the ladder (reports/views/ladder.h):
   // "bf16", "fused_adam", "bucketing"; empty = not a rung. A row whose stack

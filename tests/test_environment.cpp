@@ -2,7 +2,10 @@
 // build tree state, the documented keys.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cstdlib>
+
+#include <ATen/Context.h>
 
 #include "core/base/errors.h"
 #include "core/measure/datasheet_peaks.h"
@@ -40,7 +43,10 @@ TEST_CASE("capture_environment has the documented keys") {
                            "/libtorch/nccl", "/compiler", "/build_type", "/threads/intra_op", "/threads/inter_op",
                            "/threads/parallel_info", "/git_commit", "/blas", "/timestamp", "/kernel", "/cpu/vendor",
                            "/cpu/family", "/cpu/model_number", "/cpu/stepping", "/cpu/isa", "/cpu/frequency_governor",
-                           "/libtorch/cpu_capability", "/libtorch/onednn", "/env_vars_watched"}) {
+                           "/libtorch/cpu_capability", "/libtorch/onednn", "/env_vars_watched",
+                           "/libtorch/tf32/cublas_matmul", "/libtorch/tf32/cudnn",
+                           "/libtorch/tf32/float32_matmul_precision", "/built_with/cuda",
+                           "/built_with/nccl_process_group", "/built_with/nvtx_ranges"}) {
     CAPTURE(path);
     CHECK(env.contains(json::json_pointer(path)));
   }
@@ -61,6 +67,44 @@ TEST_CASE("capture_environment has the documented keys") {
   CHECK(env.at("libtorch").at("cuda").is_null());
   CHECK(env.at("gpus").empty());
 #endif
+}
+
+// What the build left in or out and how fp32 matmuls run, recorded (issue 43,
+// 5 and 8): a missing nccl.h skipped every distributed CUDA row without a
+// word in the report; TF32 on makes fp32 MFU against the datasheet's fp32
+// peak pass 100 %. Fails on the old capture: neither was there.
+TEST_CASE("environment: NCCL and NVTX built in or not, and TF32's state, as this build and LibTorch have them") {
+  const json env = ftb::capture_environment();
+  CHECK(env.at("built_with").at("nccl_process_group") == static_cast<bool>(FTB_NCCL_EXPECTED));
+  CHECK(env.at("built_with").at("nvtx_ranges") == static_cast<bool>(FTB_NVTX_EXPECTED));
+  auto& ctx = at::globalContext();
+  const bool was = ctx.allowTF32CuBLAS();
+  ctx.setAllowTF32CuBLAS(!was);
+  const json flipped = ftb::capture_environment();
+  ctx.setAllowTF32CuBLAS(was);
+  CHECK(env.at("libtorch").at("tf32").at("cublas_matmul") == was);
+  CHECK(flipped.at("libtorch").at("tf32").at("cublas_matmul") == !was);
+}
+
+// CUDA's index i is not NVML's i under CUDA_VISIBLE_DEVICES (or MIG): the
+// UUID ties them. An NVML list of three GPUs as a mock, CUDA seeing the third
+// and the first (CUDA_VISIBLE_DEVICES=2,0) and a MIG instance NVML does not
+// list by that UUID.
+TEST_CASE("environment: each visible GPU is tied to NVML's by UUID") {
+  std::array<unsigned char, 16> bytes{};
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i * 17);
+  CHECK(ftb::gpu_uuid_text(bytes) == "GPU-00112233-4455-6677-8899-aabbccddeeff");
+  const json nvml = {{"available", true},
+                     {"gpus", {{{"index", 0}, {"uuid", "GPU-a"}}, {{"index", 1}, {"uuid", "GPU-b"}},
+                               {{"index", 2}, {"uuid", "GPU-c"}}}}};
+  json cuda = {{{"index", 0}, {"uuid", "GPU-c"}}, {{"index", 1}, {"uuid", "GPU-a"}}, {{"index", 2}, {"uuid", "MIG-x"}}};
+  ftb::map_visible_gpus(cuda, nvml);
+  CHECK(cuda[0].at("nvml_index") == 2);
+  CHECK(cuda[1].at("nvml_index") == 0);
+  CHECK(cuda[2].at("nvml_index").is_null());
+  json alone = {{{"index", 0}, {"uuid", "GPU-a"}}};
+  ftb::map_visible_gpus(alone, json{{"available", false}, {"reason", "no driver"}});
+  CHECK(alone[0].at("nvml_index").is_null());
 }
 
 // Fails on the old capture (the CPU was its "model name" alone: "AMD EPYC"

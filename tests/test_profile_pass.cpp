@@ -84,3 +84,22 @@ TEST_CASE("profile pass: a tiny row's trace is Chrome-trace JSON with operators 
   for (const auto& c : ftb::profile_categories(p, false)) shares += c.share;
   CHECK(shares == doctest::Approx(1.0).epsilon(0.01));
 }
+
+// A row that replays CUDA graphs has its device profile labelled unverified
+// (issue 43, 8): CUPTI before CUDA 13.1 Update 1 misrecords graph kernels, and
+// no GPU run has shown such a profile right yet. Host-only profiles and other
+// rows keep their note.
+TEST_CASE("profile pass: a CUDA-graph row's device profile is labelled unverified, others are not") {
+  ftb::OpProfile p;
+  p.note = "taken";
+  p.device = true;
+  const ftb::ScenarioInfo* graph = ftb::find_scenario("cuda_graph");
+  const ftb::ScenarioInfo* fastest = ftb::find_scenario("fastest");
+  const ftb::ScenarioInfo* baseline = ftb::find_scenario("baseline");
+  REQUIRE((graph && fastest && baseline));
+  CHECK(ftb::label_graph_profile(p, *graph).find("UNVERIFIED") != std::string::npos);
+  CHECK(ftb::label_graph_profile(p, *fastest).find("UNVERIFIED") != std::string::npos);
+  CHECK(ftb::label_graph_profile(p, *baseline) == "taken");
+  p.device = false;
+  CHECK(ftb::label_graph_profile(p, *graph) == "taken");
+}

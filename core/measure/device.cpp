@@ -130,6 +130,22 @@ int64_t peak_memory_bytes(const torch::Device& device, std::string* source) {
   return static_cast<int64_t>(ru.ru_maxrss) * 1024;
 }
 
+DeviceMemoryUse device_memory_use(const torch::Device& device) {
+  DeviceMemoryUse use;
+#ifdef FTB_WITH_CUDA
+  if (device.is_cuda()) {
+    use.peak_reserved_bytes =
+        c10::cuda::CUDACachingAllocator::getDeviceStats(device.index()).reserved_bytes[0].peak;
+    const c10::cuda::CUDAGuard on(device);  // cudaMemGetInfo reports the current device
+    size_t free = 0, total = 0;
+    if (cudaMemGetInfo(&free, &total) == cudaSuccess) use.device_used_bytes = static_cast<int64_t>(total - free);
+  }
+#else
+  (void)device;
+#endif
+  return use;
+}
+
 void seed_everything(uint64_t seed) {
   torch::manual_seed(seed);
   if (cuda_available()) torch::cuda::manual_seed_all(seed);

@@ -47,6 +47,15 @@ void release_cached_memory(const torch::Device& device);
 // or, where that reset is refused, the process's lifetime maximum
 // ("process_max_rss", the same figure for every row after the largest).
 int64_t peak_memory_bytes(const torch::Device& device, std::string* source = nullptr);
+// CUDA: what decides an out-of-memory besides the allocated peak: the
+// caching allocator's peak reserved bytes since the last reset, and the
+// device memory in use now by every process and context (total - free, CUDA's
+// own context included). -1 on a CPU.
+struct DeviceMemoryUse {
+  int64_t peak_reserved_bytes = -1;
+  int64_t device_used_bytes = -1;
+};
+DeviceMemoryUse device_memory_use(const torch::Device& device);
 // Sets LibTorch's intra-op threads explicitly (builds differ in the default:
 // some pick half the cores); 0 = every core. Returns the count.
 int configure_threads(int requested);

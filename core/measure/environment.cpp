@@ -1,5 +1,6 @@
 #include "core/measure/environment.h"
 
+#include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <ATen/Version.h>
 #include <torch/cuda.h>
@@ -12,6 +13,8 @@
 #include <torch/csrc/cuda/nccl.h>
 #endif
 
+#include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
@@ -29,6 +32,16 @@
 #include "core/model/attention.h"
 #include "core/measure/build_info.h"
 #include "core/measure/nvml.h"
+#include "core/measure/nvtx_range.h"
+
+#ifdef FTB_WITH_CUDA
+#define FTB_BUILT_WITH_CUDA 1
+#else
+#define FTB_BUILT_WITH_CUDA 0
+#endif
+#ifndef FTB_WITH_NCCL
+#define FTB_WITH_NCCL 0
+#endif
 
 namespace ftb {
 
@@ -117,7 +130,8 @@ const std::vector<const char*>& watched_env_vars() {
       "KMP_BLOCKTIME", "ATEN_CPU_CAPABILITY", "DNNL_MAX_CPU_ISA", "ONEDNN_MAX_CPU_ISA", "MKL_ENABLE_INSTRUCTIONS",
       "MKL_CBWR", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "GLIBC_TUNABLES", "MALLOC_ARENA_MAX", "LD_PRELOAD",
       "CUDA_VISIBLE_DEVICES", "CUDA_LAUNCH_BLOCKING", "CUBLAS_WORKSPACE_CONFIG", "NCCL_ALGO", "NCCL_PROTO",
-      "TORCH_NCCL_ASYNC_ERROR_HANDLING", "TORCH_NCCL_BLOCKING_WAIT", "TORCH_NCCL_ENABLE_MONITORING"};
+      "TORCH_NCCL_ASYNC_ERROR_HANDLING", "TORCH_NCCL_BLOCKING_WAIT", "TORCH_NCCL_ENABLE_MONITORING",
+      "TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC", "TORCH_NCCL_DUMP_ON_TIMEOUT", "NVIDIA_TF32_OVERRIDE"};
   return names;
 }
 
@@ -201,8 +215,10 @@ json cpu_identity(const std::string& cpuinfo) {
   return cpu;
 }
 
-json capture_environment() {
-  json env;
+namespace {
+
+// Where this process runs: the host, its OS, its CPU, its memory.
+void add_host_facts(json& env) {
   env["host"] = host_name();
   struct utsname u {};
   if (::uname(&u) == 0) {
@@ -229,12 +245,11 @@ json capture_environment() {
   env["cpu"] = std::move(cpu);
   const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGESIZE);
   env["memory_bytes"] = pages > 0 && page_size > 0 ? json(static_cast<int64_t>(pages) * page_size) : json(nullptr);
+}
 
-  json gpus = json::array();
-  json driver = nullptr;
-  json libtorch = {{"version", TORCH_VERSION}, {"cuda", nullptr}, {"cudnn", nullptr}, {"nccl", nullptr}};
 #ifdef FTB_WITH_CUDA
-  // Versions LibTorch was built with; they need no GPU, only libtorch_cuda.
+// The versions LibTorch was built with; they need no GPU, only libtorch_cuda.
+void add_libtorch_cuda_versions(json& libtorch) {
   const auto& hooks = at::detail::getCUDAHooks();
   try {
     libtorch["cuda"] = cuda_version_string(hooks.versionCUDART());
@@ -249,29 +264,73 @@ json capture_environment() {
     libtorch["nccl"] = std::to_string(v >> 32) + "." + std::to_string((v >> 16) & 0xffff) + "." +
                        std::to_string(v & 0xffff);
   }
-  int driver_version = 0;
-  if (cudaDriverGetVersion(&driver_version) == cudaSuccess && driver_version > 0) {
-    driver = cuda_version_string(driver_version);
+}
+
+// The GPUs CUDA sees (CUDA_VISIBLE_DEVICES and MIG decide which), each with
+// the UUID that ties it to NVML's list.
+json visible_gpus() {
+  json gpus = json::array();
+  if (!torch::cuda::is_available()) return gpus;
+  const int64_t n = torch::cuda::device_count();
+  for (int64_t i = 0; i < n; ++i) {
+    const cudaDeviceProp* p = at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(i));
+    std::array<unsigned char, 16> uuid{};
+    std::copy(p->uuid.bytes, p->uuid.bytes + 16, uuid.begin());
+    gpus.push_back({{"index", i},
+                    {"name", p->name},
+                    {"uuid", gpu_uuid_text(uuid)},
+                    {"total_memory_bytes", static_cast<int64_t>(p->totalGlobalMem)},
+                    {"capability", std::to_string(p->major) + "." + std::to_string(p->minor)},
+                    {"multiprocessors", p->multiProcessorCount}});
   }
-  if (torch::cuda::is_available()) {
-    const int64_t n = torch::cuda::device_count();
-    for (int64_t i = 0; i < n; ++i) {
-      const cudaDeviceProp* p = at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(i));
-      gpus.push_back({{"index", i},
-                      {"name", p->name},
-                      {"total_memory_bytes", static_cast<int64_t>(p->totalGlobalMem)},
-                      {"capability", std::to_string(p->major) + "." + std::to_string(p->minor)},
-                      {"multiprocessors", p->multiProcessorCount}});
-    }
-  }
+  return gpus;
+}
 #endif
+
+// TF32 decides what an fp32 matmul is (and the datasheet peak fp32 MFU is
+// taken against: core/measure/datasheet_peaks.h assumes it off).
+json tf32_state() {
+  auto& ctx = at::globalContext();
+  return {{"cublas_matmul", ctx.allowTF32CuBLAS()},
+          {"cudnn", ctx.allowTF32CuDNN()},
+          {"float32_matmul_precision", ctx.float32MatmulPrecision() == at::Float32MatmulPrecision::HIGHEST ? "highest"
+                                       : ctx.float32MatmulPrecision() == at::Float32MatmulPrecision::HIGH  ? "high"
+                                                                                                          : "medium"}};
+}
+
+// The GPUs, the driver and the CUDA, cuDNN and NCCL LibTorch brings.
+void add_gpu_facts(json& env) {
+  json gpus = json::array();
+  json driver = nullptr;
+  json libtorch = {{"version", TORCH_VERSION}, {"cuda", nullptr}, {"cudnn", nullptr}, {"nccl", nullptr}};
+#ifdef FTB_WITH_CUDA
+  add_libtorch_cuda_versions(libtorch);
+  int driver_version = 0;
+  if (cudaDriverGetVersion(&driver_version) == cudaSuccess && driver_version > 0)
+    driver = cuda_version_string(driver_version);
+  gpus = visible_gpus();
+#endif
+  libtorch["tf32"] = tf32_state();
+  // The driver and the GPUs as NVML sees them (name, UUID, clocks, power,
+  // ECC, MIG, links); {"available": false, "reason"} on machines without one.
+  env["nvml"] = nvml_facts();
+  map_visible_gpus(gpus, env["nvml"]);
   env["gpus"] = std::move(gpus);
   env["cuda_driver"] = std::move(driver);
   env["libtorch"] = std::move(libtorch);
+  env["driver_version"] = env["nvml"].value("driver_version", nlohmann::json(nullptr));
+}
 
+// How this ftbench was built and how LibTorch runs here.
+void add_build_facts(json& env) {
   env["attn_implementation"] = kAttnImplementation;
   env["compiler"] = compiler();
   env["build_type"] = ftb::build_type();
+  // What the build left in or out: a missing nccl.h leaves the NCCL process
+  // group out (distributed CUDA rows skip); a missing NVTX header, the ranges.
+  env["built_with"] = {{"cuda", FTB_BUILT_WITH_CUDA != 0},
+                       {"nccl_process_group", FTB_WITH_NCCL != 0},
+                       {"nvtx_ranges", nvtx_enabled()}};
   env["threads"] = {{"intra_op", at::get_num_threads()},
                     {"inter_op", at::get_num_interop_threads()},
                     {"parallel_info", at::get_parallel_info()}};
@@ -279,15 +338,42 @@ json capture_environment() {
   env["env_vars_watched"] = watched_env_vars();
   env["git_commit"] = build_git_commit();
   env["git_tree"] = build_git_tree();
-  // The driver and the GPUs as NVML sees them (name, UUID, clocks, power,
-  // ECC, MIG, links); {"available": false, "reason"} on machines without one.
-  env["nvml"] = nvml_facts();
-  env["driver_version"] = env["nvml"].value("driver_version", nlohmann::json(nullptr));
   const std::string config = at::show_config();
   env["blas"] = show_config_value(config, "BLAS_INFO");
   env["libtorch"]["cpu_capability"] = show_config_line(config, "CPU capability usage: ");
   env["libtorch"]["mkl"] = version_after(config, "Math Kernel Library Version ");
   env["libtorch"]["onednn"] = version_after(config, "MKL-DNN v");
+}
+
+}  // namespace
+
+std::string gpu_uuid_text(const std::array<unsigned char, 16>& bytes) {
+  static const char* hex = "0123456789abcdef";
+  std::string out = "GPU-";
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += hex[bytes[i] >> 4];
+    out += hex[bytes[i] & 0xf];
+  }
+  return out;
+}
+
+void map_visible_gpus(json& cuda_gpus, const json& nvml) {
+  const json none = json::array();
+  const json& listed = nvml.contains("gpus") ? nvml.at("gpus") : none;
+  for (auto& g : cuda_gpus) {
+    g["nvml_index"] = nullptr;
+    if (!g.contains("uuid") || !g["uuid"].is_string()) continue;
+    for (const auto& n : listed)
+      if (n.contains("uuid") && n["uuid"] == g["uuid"]) g["nvml_index"] = n.value("index", json(nullptr));
+  }
+}
+
+json capture_environment() {
+  json env;
+  add_host_facts(env);
+  add_gpu_facts(env);
+  add_build_facts(env);
   env["timestamp"] = utc_timestamp();
   return env;
 }
