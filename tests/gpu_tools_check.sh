@@ -4,7 +4,7 @@
 # tools/gpu_pack.sh's pack against the device tool's 64 MiB carry limit.
 #
 #   tests/gpu_tools_check.sh CASE [SOURCE_DIR [BUILD_DIR]]
-#   CASE: quick_without_cuda | quick_bad_args | pack_under_limit
+#   CASE: quick_without_cuda | quick_pack_mismatch | quick_bad_args | pack_under_limit
 # Exit 0 pass, 1 fail, 77 skipped (pack_under_limit without a CUDA build).
 set -uo pipefail
 case_name="${1:?usage: gpu_tools_check.sh CASE [SOURCE_DIR [BUILD_DIR]]}"
@@ -87,6 +87,38 @@ quick_without_cuda)
   pass "an existing OUT_DIR stays as it was"
   ;;
 
+quick_pack_mismatch)
+  # A machine whose driver or torch does not fit the pack: stopped in seconds,
+  # before any stage, with what to do (issue 43, 4). Stand-ins: nvidia-smi
+  # reporting a CUDA 12.4 driver, a python with CUDA torch, a carried pack.
+  printf '#!/bin/sh\n[ "$1" = -L ] && { echo "GPU 0: NVIDIA H100"; exit 0; }\necho "| NVIDIA-SMI 550.54   Driver Version: 550.54   CUDA Version: %s |"\n' "${FTB_TEST_DRIVER_CUDA:-12.4}" >"$box/bin/nvidia-smi"
+  printf '#!/bin/sh\necho 2.11.0+cu130\n' >"$box/bin/python-cu130"
+  printf '#!/bin/sh\necho 2.10.0+cu130\n' >"$box/bin/python-other"
+  chmod +x "$box/bin/nvidia-smi" "$box/bin/python-cu130" "$box/bin/python-other"
+  carry="$box/carry"
+  mkdir -p "$carry/build/tests"
+  printf '#!/bin/sh\nexit 0\n' >"$carry/build/ftbench"; cp "$carry/build/ftbench" "$carry/build/tests/ftb_tests"
+  chmod +x "$carry/build/ftbench" "$carry/build/tests/ftb_tests"
+  echo 2.11.0+cu130 >"$carry/TORCH"
+  t0=$SECONDS
+  quick "cu130 pack, CUDA 12.4 driver" 2 PATH="$box/bin:$PATH" PYTHON="$box/bin/python-cu130" FTB_GPU_CARRY="$carry" -- "$box/out"
+  [ ! -e "$box/out" ] || fail "driver mismatch: OUT_DIR was made"
+  case "$STDERR" in *"CUDA 12.4"*+cu12x*) ;; *) fail "driver mismatch: the line does not say the driver's CUDA and what to do: $STDERR" ;; esac
+  [ $((SECONDS - t0)) -le 10 ] || fail "driver mismatch: took $((SECONDS - t0)) s to stop"
+  pass "cu130 pack on a CUDA 12.4 driver: exit 2 in $((SECONDS - t0)) s, nothing written ($STDERR)"
+  quick "torch differs" 2 PATH="$box/bin:$PATH" PYTHON="$box/bin/python-other" FTB_GPU_CARRY="$carry" -- "$box/out"
+  case "$STDERR" in *2.11.0+cu130*2.10.0+cu130*) ;; *) fail "torch mismatch: the line does not name both: $STDERR" ;; esac
+  pass "pack of another torch: exit 2 ($STDERR)"
+  # A fitting machine gets past the check (then fails later on the stand-in binaries).
+  sed -i 's/CUDA Version: [0-9.]*/CUDA Version: 13.0/' "$box/bin/nvidia-smi"
+  (cd "$box/cwd" && env HOME="$box/home" TMPDIR="$box/tmp" PATH="$box/bin:$PATH" PYTHON="$box/bin/python-cu130" \
+    FTB_GPU_CARRY="$carry" FTB_GPU_QUICK_BUDGET_S=5 FTB_GPU_QUICK_TESTS_S=1 FTB_GPU_QUICK_RUN_S=1 FTB_GPU_QUICK_PROFILE_S=0 \
+    "$box/repo/tools/gpu_quick.sh" "$box/fits") >"$cap/stdout" 2>"$cap/stderr"
+  grep -q "driver supports CUDA" "$cap/stderr" && fail "a CUDA 13.0 driver was refused: $(head -c 300 "$cap/stderr")"
+  [ -d "$box/fits" ] || fail "a fitting pack stopped before OUT_DIR: $(head -c 300 "$cap/stderr")"
+  pass "cu130 pack on a CUDA 13.0 driver goes on to the stages"
+  ;;
+
 quick_bad_args)
   quick "no argument" 2 FTB_GPU_QUICK_FORCE_NO_CUDA=0 --
   case "$STDERR" in *usage*OUT_DIR*) ;; *) fail "no argument: not a usage line: $STDERR" ;; esac
@@ -141,6 +173,17 @@ pack_under_limit)
   [ "$rc" = 1 ] && [ "$(cat "$tmp/notpack/file")" = mine ] ||
     fail "a folder that is not a pack: exit $rc (want 1), or it was replaced: $(cat "$tmp/np.err")"
   pass "refuses to replace a folder that is not a pack: $(tail -1 "$tmp/np.err")"
+
+  # Refuses a build configured without nccl.h (issue 43, 5): the same binaries,
+  # a cache saying the NCCL process group was left out.
+  mkdir -p "$tmp/nonccl/tests"
+  ln -s "$build/ftbench" "$tmp/nonccl/ftbench"; ln -s "$build/tests/ftb_tests" "$tmp/nonccl/tests/ftb_tests"
+  sed 's/^FTB_WITH_NCCL:INTERNAL=.*/FTB_WITH_NCCL:INTERNAL=OFF/' "$build/CMakeCache.txt" >"$tmp/nonccl/CMakeCache.txt"
+  "$root/tools/gpu_pack.sh" --no-build "$tmp/nonccl" "$tmp/nonccl_pack" >"$tmp/nn.out" 2>"$tmp/nn.err"
+  rc=$?
+  [ "$rc" = 1 ] && [ ! -e "$tmp/nonccl_pack" ] && grep -q 'nccl.h' "$tmp/nn.err" ||
+    fail "a build without NCCL: exit $rc (want 1, nothing packed, naming nccl.h): $(cat "$tmp/nn.err")"
+  pass "refuses a build without the NCCL process group: $(tail -1 "$tmp/nn.err")"
 
   start=$(date +%s)
   "$root/tools/gpu_pack.sh" --no-build "$build" "$tmp/carry" >"$tmp/pack.out" 2>"$tmp/pack.err"

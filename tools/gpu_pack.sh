@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds and packs what tools/gpu_quick.sh and tools/gpu_check.sh need to test
 # ftbench on a GPU machine that has no Debian dev packages and no internet (the
-# lent H200: Ubuntu 24.04, torch 2.11.0+cu130 in its python3), and checks the
+# lent H200: Ubuntu 24.04, torch 2.11.0+cu130 in its python3; a pack is for
+# the +cuXXX wheel it was built against, recorded in TORCH, and
+# tools/gpu_quick.sh refuses a machine whose driver or torch does not fit it),
+# refuses a build without the NCCL process group, and checks the
 # pack against the device tool's carry limit (64 MiB for all carried paths).
 #
 #   tools/gpu_pack.sh [--no-build] [BUILD_DIR [DEST]]
@@ -60,7 +63,11 @@ done
 # read whole, never through `grep -q`/`awk exit`: with pipefail, an ldd cut off
 # by SIGPIPE fails the pipeline.)
 ftbench_libs="$(ldd "$build/ftbench")" || fail "ldd cannot read $build/ftbench"
-case "$ftbench_libs" in *libtorch_cuda.so*) ;; *) fail "$build/ftbench links a LibTorch without CUDA (no libtorch_cuda.so): configure against the torch 2.11.0+cu130 wheel" ;; esac
+case "$ftbench_libs" in *libtorch_cuda.so*) ;; *) fail "$build/ftbench links a LibTorch without CUDA (no libtorch_cuda.so): configure against a CUDA torch wheel (+cuXXX)" ;; esac
+# Without nccl.h at configure time every distributed CUDA row is skipped: a
+# GPU window spent on such a binary shows nothing of NCCL.
+grep -q '^FTB_WITH_NCCL:INTERNAL=ON$' "$build/CMakeCache.txt" 2>/dev/null ||
+  fail "$build was configured without nccl.h (FTB_WITH_NCCL not ON in CMakeCache.txt): the NCCL process group is left out; install the nvidia-nccl wheel torch uses (or the CUDA toolkit's NCCL) and reconfigure"
 
 stage="$(mktemp -d "${TMPDIR:-/tmp}/gpu_pack.XXXXXX")"
 trap 'rm -rf "$stage"' EXIT

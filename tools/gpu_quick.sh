@@ -42,6 +42,26 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 t_start=$(date +%s.%N)
 usage() { printf 'gpu_quick: %s\n' "$*" >&2; exit 2; }
+# pack_fits PACK_TORCH MACHINE_TORCH DRIVER_CUDA: 0 when the pack can run here,
+# else one line saying why and what to do (on stderr), 1. Unknown values
+# (an old pack without TORCH, an nvidia-smi without "CUDA Version") pass.
+pack_fits() {
+  local pack="$1" here="$2" driver="$3" cu major
+  if [ -n "$pack" ] && [ -n "$here" ] && [ "$pack" != "$here" ]; then
+    printf 'gpu_quick: the pack was built against torch %s, this python has torch %s: make the pack against %s (tools/setup.sh with tools/requirements-torch.txt pinning it, then tools/gpu_pack.sh), or run with PYTHON naming a python that has %s\n' \
+      "$pack" "$here" "$here" "$pack" >&2
+    return 1
+  fi
+  cu="${pack##*+cu}"
+  case "$pack" in *+cu[0-9]*) ;; *) return 0 ;; esac
+  major=$((10#${cu} / 10))  # 130 -> 13, 126 -> 12, 128 -> 12
+  if [ -n "$driver" ] && [ "${driver%%.*}" -lt "$major" ]; then
+    printf 'gpu_quick: the pack is torch %s (CUDA %s.%s) but this driver supports CUDA %s: make the pack against a +cu%s%s torch wheel (docs/gpu.md, "a pack for another CUDA"), or use a machine whose driver supports CUDA %s\n' \
+      "$pack" "$major" "${cu: -1}" "$driver" "${driver%%.*}" "x" "$major" >&2
+    return 1
+  fi
+  return 0
+}
 
 # --- arguments and OUT_DIR: checked before anything is written ---
 [ $# -ge 1 ] && [ -n "$1" ] || usage "usage: tools/gpu_quick.sh OUT_DIR [key=value ...] (OUT_DIR: the folder for reports, logs and timings.txt)"
@@ -66,13 +86,14 @@ no_cuda() { usage "no CUDA on this machine ($1): nothing run"; }
 [ "${FTB_GPU_QUICK_FORCE_NO_CUDA:-0}" = 1 ] && no_cuda "FTB_GPU_QUICK_FORCE_NO_CUDA=1"
 command -v nvidia-smi >/dev/null 2>&1 || no_cuda "no nvidia-smi"
 timeout 60 nvidia-smi -L >/dev/null 2>&1 || no_cuda "nvidia-smi -L fails"
-PYTHONDONTWRITEBYTECODE=1 timeout 120 "$python" -c '
+machine_torch="$(PYTHONDONTWRITEBYTECODE=1 timeout 120 "$python" -c '
 import sys
 try:
     import torch
 except Exception:
     sys.exit(3)
-sys.exit(0 if torch.cuda.is_available() and torch.cuda.device_count() > 0 else 4)' >/dev/null 2>&1
+print(torch.__version__)
+sys.exit(0 if torch.cuda.is_available() and torch.cuda.device_count() > 0 else 4)' 2>/dev/null)"
 case $? in
   0) ;;
   3) no_cuda "$python cannot import torch" ;;
@@ -84,6 +105,14 @@ carry="${FTB_GPU_CARRY:-$root/.gpu-carry}"
 ftbench="$carry/build/ftbench" ftb_tests="$carry/build/tests/ftb_tests"
 [ -x "$ftbench" ] && [ -x "$ftb_tests" ] ||
   usage "no prebuilt binaries in $carry (run tools/gpu_pack.sh on the Debian box and carry .gpu-carry)"
+
+# --- does the pack fit this machine? (no: one line, exit 2, in seconds) ---
+# The carried binaries load this machine's LibTorch (tools/gpu_env.sh): its
+# version must be the pack's, and a +cuXXX wheel needs a driver that supports
+# CUDA XX (a CUDA 12.x driver cannot run a cu130 pack; it fails minutes later).
+pack_torch="$(cat "$carry/TORCH" 2>/dev/null)"
+driver_cuda="$(timeout 30 nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p' | head -n 1)"
+pack_fits "$pack_torch" "$machine_torch" "$driver_cuda" || exit 2
 
 # --- from here on everything goes under OUT_DIR ---
 mkdir -p "$out" 2>/dev/null || usage "OUT_DIR $out cannot be made"
@@ -154,20 +183,18 @@ stage_setup() {
   ftb_gpu_unpack_libs "$carry" || { log "cannot unpack $carry/lib/*.xz"; return 1; }
   ldpath="$(ftb_gpu_ld_path "$python" "$carry")" || { log "no torch/lib from $python"; return 1; }
   timeout 30 nvidia-smi >"$work/nvidia-smi.txt" 2>&1
-  local machine_torch pack_torch
-  machine_torch="$(PYTHONDONTWRITEBYTECODE=1 timeout 60 "$python" -c 'import torch; print(torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version(), "|", torch.cuda.get_device_name(0), "x", torch.cuda.device_count())' 2>&1)"
+  local torch_here
+  torch_here="$(PYTHONDONTWRITEBYTECODE=1 timeout 60 "$python" -c 'import torch; print(torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version(), "|", torch.cuda.get_device_name(0), "x", torch.cuda.device_count())' 2>&1)"
   pack_torch="$(cat "$carry/TORCH" 2>/dev/null)"
   {
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "host: $(uname -n), $(nproc) cores, $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
     echo "pack: commit $(cat "$carry/COMMIT" 2>/dev/null), torch ${pack_torch:-?}"
-    echo "torch here: $machine_torch"
+    echo "torch here: $torch_here"
     echo "LD_LIBRARY_PATH for the binaries: $ldpath"
     echo "ldd ftbench:"; LD_LIBRARY_PATH="$ldpath" ldd "$ftbench"
   } >"$work/env.txt" 2>&1
-  log "torch here: $machine_torch; pack: torch ${pack_torch:-?}, commit $(cat "$carry/COMMIT" 2>/dev/null)"
-  [ -z "$pack_torch" ] || [ "${machine_torch%% *}" = "$pack_torch" ] ||
-    log "warning: the pack was built against torch $pack_torch, this machine has ${machine_torch%% *}"
+  log "torch here: $torch_here; pack: torch ${pack_torch:-?}, commit $(cat "$carry/COMMIT" 2>/dev/null)"
   if grep -q "not found" "$work/env.txt"; then
     grep "not found" "$work/env.txt" | show
     return 1
