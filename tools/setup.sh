@@ -152,6 +152,47 @@ if [ "$tests" = 1 ]; then
   done_stage "test extras" "$did"
 fi
 
+# --- the CUDA toolkit a CUDA torch wheel's CMake config needs ---------------
+# torch's CMake config (Caffe2's cuda.cmake) stops without nvcc and the
+# toolkit's headers and libraries ("uses CUDA but I cannot find the CUDA
+# libraries"), and with an nvcc of another CUDA version than the wheel's ("two
+# conflicting CUDA versions"). So: an nvcc of the wheel's CUDA version (on
+# PATH, or /usr/local/cuda*), whose toolkit root is then used; else, for a
+# cu13 wheel, the nvidia-cuda-nvcc wheel of that version is installed into the
+# venv and a toolkit root of links made in BUILD/cuda-from-wheels
+# (tools/cuda_from_wheels.sh) from it and the torch wheel's nvidia/cu13 (a GPU
+# box with only a driver). tests/configure_checks.sh no_nvcc proves it with no
+# nvcc and no /usr/local/cuda visible.
+torch_cuda=""
+[ -n "${venv:-}" ] && torch_cuda="$("$venv/bin/python" -c 'import torch; print(torch.version.cuda or "")' 2>/dev/null || true)"
+nvcc_release() { "$1" --version 2>/dev/null | sed -n 's/.*release \([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p'; }
+cuda_args() {
+  [ -n "$torch_cuda" ] || return 0
+  local n root
+  for n in "$(command -v nvcc || true)" /usr/local/cuda/bin/nvcc /usr/local/cuda-"$torch_cuda"/bin/nvcc; do
+    [ -n "$n" ] && [ -x "$n" ] && [ "$(nvcc_release "$n")" = "$torch_cuda" ] || continue
+    root="$(cd "$(dirname "$(readlink -f "$n")")/.." && pwd)"
+    args+=("-DCUDAToolkit_ROOT=$root" "-DCMAKE_CUDA_COMPILER=$n")
+    log "CUDA $torch_cuda toolkit: $root"
+    return 0
+  done
+  local site wheel_dir
+  site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  wheel_dir="$site/nvidia/cu${torch_cuda%%.*}"
+  if [ "${torch_cuda%%.*}" -lt 13 ] || [ ! -f "$wheel_dir/include/cuda_runtime.h" ]; then
+    echo "setup.sh: torch is built for CUDA $torch_cuda but no nvcc $torch_cuda is here: install the CUDA $torch_cuda toolkit (nvcc), or put its bin/ on PATH" >&2
+    exit 1
+  fi
+  if [ ! -x "$wheel_dir/bin/nvcc" ]; then
+    log "no nvcc $torch_cuda here: installing the nvidia-cuda-nvcc $torch_cuda wheels into .venv"
+    "$venv/bin/pip" install -q "nvidia-cuda-nvcc==$torch_cuda.*" "nvidia-cuda-crt==$torch_cuda.*" "nvidia-nvvm==$torch_cuda.*"
+  fi
+  root="$("$root_dir/tools/cuda_from_wheels.sh" "$wheel_dir" "$wheel_dir" "$build/cuda-from-wheels")" || exit 1
+  args+=("-DCUDAToolkit_ROOT=$root" "-DCUDA_TOOLKIT_ROOT_DIR=$root" "-DCMAKE_CUDA_COMPILER=$root/bin/nvcc")
+  log "CUDA $torch_cuda toolkit made of the pip wheels: $root"
+}
+root_dir="$root"
+
 # --- configure + build ------------------------------------------------------
 # Without --tests only the ftbench target: the run needs nothing else, and the
 # tests, fuzzers and micro-benchmarks are most of the targets (the test command
@@ -162,7 +203,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   # FTB_WERROR: warnings are errors in the build CI runs (this script).
   args=(-S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFTB_WERROR=ON)
   [ -n "$prefix" ] && args+=("-DCMAKE_PREFIX_PATH=$prefix")
-  command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] && args+=(-DCUDAToolkit_ROOT=/usr/local/cuda)
+  cuda_args
   cmake "${args[@]}" >"$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
   did=configured
 fi
