@@ -16,6 +16,9 @@
 # A first build compiles everything again (no cache is shared with build/):
 # long on a small machine. Not part of .ci/run.
 set -euo pipefail
+case "${1:-}" in
+  -h|--help) echo "usage: tools/asan.sh [ctest arguments...]   (e.g. -R fuzz)"; exit 0 ;;
+esac
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 build="$root/build-asan"

@@ -8,10 +8,9 @@
 #
 #   tools/compare_examples.sh OUT_DIR [FTBENCH]
 set -euo pipefail
-out="${1:?usage: tools/compare_examples.sh OUT_DIR [FTBENCH]}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
-ftbench="${2:-$root/build/ftbench}"
-mkdir -p "$out"
+. "$root/tools/args.sh"
+ftb_out_ftbench tools/compare_examples.sh "$root" "$@"
 out="$(cd "$out" && pwd)"
 cd "$root"
 transcript() {  # transcript FILE ARGS...: `ftbench ARGS` as a fenced block with its exit code

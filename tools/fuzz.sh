@@ -25,6 +25,12 @@ log() { printf '[fuzz] %s\n' "$*" >&2; }
 all=(safetensors hf_config vocab tokenizer csv imdb_archive imdb_folder jsonl report history_compare noise rank_env overrides)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
+case "$seconds" in
+  ''|*[!0-9]*|0) echo "tools/fuzz.sh: seconds '$seconds' is not a positive integer (usage: tools/fuzz.sh [SECONDS] [TARGET...])" >&2; exit 2 ;;
+esac
+for t in "${targets[@]}"; do
+  case " ${all[*]} " in *" $t "*) ;; *) echo "tools/fuzz.sh: unknown target '$t' (one of: ${all[*]})" >&2; exit 2 ;; esac
+done
 
 for tool in clang++-14 ld.lld; do
   command -v "$tool" >/dev/null ||

@@ -37,7 +37,8 @@ fail() { say "$*"; exit 1; }
 
 do_build=1
 if [ "${1:-}" = "--no-build" ]; then do_build=0; shift; fi
-case "${1:-}" in -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; -*) fail "unknown option $1 (see --help)" ;; esac
+case "${1:-}" in -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; -*) say "unknown option $1 (see --help)"; exit 2 ;; esac
+[ $# -le 2 ] || { say "too many arguments: $* (usage: tools/gpu_pack.sh [--no-build] [BUILD_DIR [DEST]])"; exit 2; }
 build="${1:-$root/build}"
 dest="${2:-${FTB_GPU_CARRY:-$root/.gpu-carry}}"
 limit_mib="${FTB_GPU_PACK_LIMIT_MIB:-64}"

@@ -12,12 +12,11 @@
 #
 #   tools/nightly_example.sh OUT_DIR [FTBENCH]
 set -euo pipefail
-out="${1:?usage: tools/nightly_example.sh OUT_DIR [FTBENCH]}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
-ftbench="${2:-$root/build/ftbench}"
-src="$root/results/cpu-smoke-2026-11-30/report.json"
-mkdir -p "$out"
+. "$root/tools/args.sh"
+ftb_out_ftbench tools/nightly_example.sh "$root" "$@"
 out="$(cd "$out" && pwd)"
+src="$root/results/cpu-smoke-2026-11-30/report.json"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 for n in $(seq 1 12); do

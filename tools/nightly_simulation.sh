@@ -9,10 +9,9 @@
 #     OUT_DIR/power.md             `ftbench power` with its defaults (the detection curve)
 #     OUT_DIR/table.md             the table docs/nightly.md includes
 set -euo pipefail
-out="${1:?usage: tools/nightly_simulation.sh OUT_DIR [FTBENCH]}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
-ftbench="${2:-$root/build/ftbench}"
-mkdir -p "$out"
+. "$root/tools/args.sh"
+ftb_out_ftbench tools/nightly_simulation.sh "$root" "$@"
 trials=2000
 settings=(
   "homogeneous|10 scenarios, 2 % between, 3 % within, half of a night's luck shared, 8 nights|"

@@ -12,10 +12,10 @@
 # on this small model; OMP_NUM_THREADS=1 is overridden by ftbench's threads.)
 #   tools/suspects_example.sh OUT_DIR [FTBENCH]
 set -uo pipefail
-out="${1:?usage: tools/suspects_example.sh OUT_DIR [FTBENCH]}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
-ftbench="${2:-$root/build/ftbench}"
-mkdir -p "$out" && out="$(cd "$out" && pwd)"
+. "$root/tools/args.sh"
+ftb_out_ftbench tools/suspects_example.sh "$root" "$@"
+out="$(cd "$out" && pwd)"
 run() {  # name, then what env(1) puts before ftbench (assignments, a wrapper such as taskset)
   local name="$1"; shift
   env "$@" "$ftbench" run --preset quick --scenarios baseline --profile --out "$out/$name" \

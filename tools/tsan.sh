@@ -7,6 +7,7 @@
 # (core/train/batching.cpp) is not run under TSan here: it would need
 # LibTorch, which is not instrumented.
 set -euo pipefail
+[ $# -eq 0 ] || { echo "tools/tsan.sh: takes no arguments (got '$1')" >&2; exit 2; }
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 build="$root/build-tsan"
