@@ -34,7 +34,7 @@
 
 namespace ftb::stats {
 
-// Strings only at the edges: to_string gives each output's word for it.
+// Strings only at the edges: each output maps it to the word it prints today.
 enum class Verdict { worse, better, same, cannot_tell, insufficient };
 
 // Why a verdict is not a called change or a settled "same".
