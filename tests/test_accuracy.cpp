@@ -77,15 +77,17 @@ TEST_CASE("A/A: two models of the same true accuracy, correlated per example, ca
   // 85 % each, 6 % of examples discordant (3 % each way): the models agree on 94 %.
   std::mt19937_64 rng(47);
   const int trials = 4000;
-  int lower = 0, covered = 0;
+  int lower = 0, covered = 0, worse = 0;
   for (int t = 0; t < trials; ++t) {
     const PairedAccuracy p = paired_accuracy(draw(rng, 600, 0.82, 0.03, 0.03));
     if (p.p_value <= 0.05 && p.difference < 0) ++lower;
+    if (judge_accuracy(p, 1.0).verdict == Verdict::worse) ++worse;
     if (p.low <= 0 && 0 <= p.high) ++covered;
   }
   const double rate = static_cast<double>(lower) / trials, sd = std::sqrt(0.025 * 0.975 / trials);
   MESSAGE("A/A called lower: " << rate << " of " << trials << "; interval covered 0: " << 1.0 * covered / trials);
   CHECK(rate <= 0.025 + 3 * sd);  // the exact test's one side at a two-sided 5 %
+  CHECK(worse == lower);          // on 600 examples a rejection already lies beyond 1 point
   CHECK(1.0 * covered / trials >= 0.94);
 }
 
@@ -95,10 +97,11 @@ TEST_CASE("a model 3 points worse on 600 examples is found at the modelled power
   const double modelled = mcnemar_power(600, 0.06, 0.03);
   std::mt19937_64 rng(4747);
   const int trials = 4000;
-  int found = 0, covered = 0;
+  int found = 0, covered = 0, worse = 0;
   for (int t = 0; t < trials; ++t) {
     const PairedAccuracy p = paired_accuracy(draw(rng, 600, 0.79, 0.06, 0.03));
     if (p.p_value <= 0.05 && p.difference < 0) ++found;
+    if (judge_accuracy(p, 1.0).verdict == Verdict::worse) ++worse;
     if (p.low <= -3 && -3 <= p.high) ++covered;
   }
   const double rate = static_cast<double>(found) / trials;
@@ -107,5 +110,25 @@ TEST_CASE("a model 3 points worse on 600 examples is found at the modelled power
                                                    << "; interval covered -3: " << 1.0 * covered / trials);
   CHECK(rate == doctest::Approx(modelled).epsilon(3 * sd / modelled));
   CHECK(modelled > 0.5);
+  CHECK(worse == found);  // the judge at min_effect 1 point calls worse exactly where McNemar rejects toward lower
   CHECK(1.0 * covered / trials >= 0.94);
+}
+
+TEST_CASE("judge_accuracy: worse, same, cannot tell and insufficient against min_effect in points") {
+  // 600 examples, baseline 85 %: 40 only A, 10 only B: -5 points, p < 0.001.
+  CHECK(judge_accuracy(paired_accuracy({470, 40, 10, 80}), 1.0).verdict == Verdict::worse);
+  CHECK(judge_accuracy(paired_accuracy({470, 10, 40, 80}), 1.0).verdict == Verdict::better);
+  // Called by the test but under min_effect 6 points, and the interval reaches beyond: cannot tell.
+  CHECK(judge_accuracy(paired_accuracy({470, 40, 10, 80}), 6.0).verdict == Verdict::cannot_tell);
+  // 5000 examples that agree but on 20 each way: the interval is inside +-1 point.
+  const Decision same = judge_accuracy(paired_accuracy({4200, 20, 20, 760}), 1.0);
+  CHECK(same.verdict == Verdict::same);
+  CHECK(same.reason.ruling == Ruling::settled);
+  // 600 examples, 3 each way: not called, and +-1 point is not ruled out.
+  CHECK(judge_accuracy(paired_accuracy({507, 3, 3, 87}), 0.5).verdict == Verdict::cannot_tell);
+  CHECK(judge_accuracy(paired_accuracy({0, 0, 0, 0}), 1.0).verdict == Verdict::insufficient);
+  CHECK(keeps_accuracy(Verdict::same) == KeepsAccuracy::yes);
+  CHECK(keeps_accuracy(Verdict::better) == KeepsAccuracy::yes);
+  CHECK(keeps_accuracy(Verdict::worse) == KeepsAccuracy::no);
+  CHECK(keeps_accuracy(Verdict::cannot_tell) == KeepsAccuracy::cannot_tell);
 }

@@ -101,6 +101,34 @@ PairedAccuracy paired_accuracy(const PairCounts& c, double level) {
   return r;
 }
 
+Decision judge_accuracy(const PairedAccuracy& p, double min_effect_points, double alpha) {
+  const int n = p.counts.n(), ka = p.counts.both + p.counts.only_a;
+  Change c;  // estimate, low, high stay NaN (insufficient) without a baseline accuracy
+  c.level = p.level;
+  Judgement j;
+  j.direction = Direction::higher_is_better;
+  const double base = n > 0 ? 100.0 * ka / n : 0.0;  // A's accuracy, points
+  j.min_effect = base > 0 ? min_effect_points / base : min_effect_points / 100;
+  if (base > 0 && std::isfinite(p.difference)) {
+    c.estimate = std::log1p(p.difference / base);
+    c.low = std::log1p(std::max(p.low / base, -1 + 1e-12));
+    c.high = std::log1p(p.high / base);
+    j.rejected = p.p_value <= alpha;
+  }
+  return decide(c, j);
+}
+
+KeepsAccuracy keeps_accuracy(Verdict v) {
+  switch (v) {
+    case Verdict::same:
+    case Verdict::better: return KeepsAccuracy::yes;
+    case Verdict::worse: return KeepsAccuracy::no;
+    case Verdict::cannot_tell:
+    case Verdict::insufficient: break;
+  }
+  return KeepsAccuracy::cannot_tell;
+}
+
 double mcnemar_power(int n, double p_only_a, double p_only_b, double alpha) {
   const double pd = p_only_a + p_only_b;
   if (n < 1 || pd <= 0 || pd >= 1) return 0;

@@ -8,11 +8,18 @@
 //                       right, B wrong; c: A wrong, B right) and Newcombe's
 //                       interval (his method 10, Wilson-based, using the
 //                       correlation of the pairs) on accB - accA, in points
+//   judge_accuracy      the one verdict (verdict.h's decide()) on the paired
+//                       difference against min_effect in points: worse /
+//                       better where McNemar rejects at alpha and the
+//                       difference is at or beyond min_effect, same where the
+//                       interval lies inside +-min_effect, else cannot tell
 //   mcnemar_power       the exact test's power for per-example rates of the
 //                       two discordant kinds (modelled: a sum over the
 //                       binomial laws, confirmed by the suite's simulation)
 // No I/O, deterministic.
 #pragma once
+
+#include "reports/analysis/verdict.h"
 
 #include <cstdint>
 #include <vector>
@@ -55,6 +62,16 @@ struct PairedAccuracy {
 };
 
 PairedAccuracy paired_accuracy(const PairCounts& c, double level = 0.95);
+
+// The paired difference judged by decide(): points become relative to A's
+// accuracy (a monotone rescaling, so "at or beyond min_effect points" and
+// "inside +-min_effect points" hold exactly as stated in points). A with no
+// correct example, or no examples: insufficient.
+Decision judge_accuracy(const PairedAccuracy& p, double min_effect_points, double alpha = 0.05);
+
+// The table's per-row answer: same or better keeps it, worse does not.
+enum class KeepsAccuracy { yes, no, cannot_tell };
+KeepsAccuracy keeps_accuracy(Verdict v);
 
 // Exact two-sided McNemar p: 2 P(Bin(b + c, 1/2) <= min(b, c)), at most 1.
 double mcnemar_exact_p(int only_a, int only_b);
