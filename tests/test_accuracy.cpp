@@ -59,10 +59,9 @@ namespace {
 // One simulated test split: each example falls in a cell of the paired table
 // with the given probabilities (both right, only A right, only B right).
 PairCounts draw(std::mt19937_64& rng, int n, double p_both, double p_only_a, double p_only_b) {
-  std::uniform_real_distribution<double> u(0, 1);
   PairCounts c;
   for (int i = 0; i < n; ++i) {
-    const double x = u(rng);
+    const double x = static_cast<double>(rng() >> 11) * 0x1.0p-53;  // as core/base/portable_random.h's chance()
     if (x < p_both) ++c.both;
     else if (x < p_both + p_only_a) ++c.only_a;
     else if (x < p_both + p_only_a + p_only_b) ++c.only_b;
