@@ -5,7 +5,8 @@
 # one build without the other. FTB_ROOT: the repository root.
 set(FTB_BASE_SOURCES
   ${FTB_ROOT}/core/base/files.cpp ${FTB_ROOT}/core/base/subprocess.cpp ${FTB_ROOT}/core/base/text_format.cpp
-  ${FTB_ROOT}/core/base/interrupt.cpp ${FTB_ROOT}/core/base/allocator.cpp ${FTB_ROOT}/core/base/host_name.cpp)
+  ${FTB_ROOT}/core/base/interrupt.cpp ${FTB_ROOT}/core/base/allocator.cpp ${FTB_ROOT}/core/base/host_name.cpp
+  ${FTB_ROOT}/core/base/bit_pack.cpp)
 set(FTB_TEXT_SOURCES
   ${FTB_ROOT}/core/text/tokenizer.cpp ${FTB_ROOT}/core/text/wordpiece_trainer.cpp
   ${FTB_ROOT}/core/text/tokenizer_json.cpp ${FTB_ROOT}/core/text/imdb_reader.cpp
@@ -19,9 +20,10 @@ set(FTB_LAUNCH_SOURCES ${FTB_ROOT}/scenarios/parallel/rank_env.cpp ${FTB_ROOT}/s
 set(FTB_RESULT_SOURCES ${FTB_ROOT}/scenarios/result.cpp)
 set(FTB_STATS_SOURCES
   ${FTB_ROOT}/reports/analysis/statistics.cpp ${FTB_ROOT}/reports/analysis/two_level.cpp
-  ${FTB_ROOT}/reports/analysis/resolution.cpp ${FTB_ROOT}/reports/analysis/change_points.cpp
+  ${FTB_ROOT}/reports/analysis/resolution.cpp ${FTB_ROOT}/reports/analysis/verdict.cpp
+  ${FTB_ROOT}/reports/analysis/change_points.cpp
   ${FTB_ROOT}/reports/analysis/moderated_variance.cpp ${FTB_ROOT}/reports/analysis/nightly.cpp
-  ${FTB_ROOT}/reports/analysis/power.cpp)
+  ${FTB_ROOT}/reports/analysis/power.cpp ${FTB_ROOT}/reports/analysis/accuracy.cpp)
 set(FTB_REPORT_UPGRADE_SOURCES ${FTB_ROOT}/reports/record/report_upgrade.cpp)
 # ftb_reports also compiles render_paths.cpp, configured from reports/views/render_paths.cpp.in.
 set(FTB_REPORTS_SOURCES

@@ -182,8 +182,8 @@ CompareRates simulate_compare(const Sides& s, int comparisons, int rows, uint64_
       r.covered += diffs.back().low <= 0 && 0 <= diffs.back().high;
     }
     bool flagged = false;
-    for (auto v : stats::run_verdicts(diffs, 0.05, 0.02)) {
-      const bool wrong = v == stats::RunVerdict::faster || v == stats::RunVerdict::slower;
+    for (const auto& v : stats::run_verdicts(diffs, 0.05, 0.02)) {
+      const bool wrong = v.verdict == stats::Verdict::better || v.verdict == stats::Verdict::worse;
       r.false_verdicts += wrong;
       flagged = flagged || wrong;
     }

@@ -24,30 +24,20 @@ bool recorded(const std::vector<double>& v) {
   return !v.empty() && std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x) && x > 0; });
 }
 
-Verdict verdict_of(stats::RunVerdict v) {
-  switch (v) {
-    case stats::RunVerdict::faster: return Verdict::faster;
-    case stats::RunVerdict::slower: return Verdict::slower;
-    case stats::RunVerdict::same: return Verdict::same;
-    case stats::RunVerdict::cannot_tell: return Verdict::cannot_tell;
+// compare's words for the one verdict (verdict.h): better is faster; an
+// insufficient row (no noise estimate) prints "cannot tell" with its why.
+void take(const stats::Decision& d, Verdict& v, CannotTell& why, stats::Resolution& res) {
+  switch (d.verdict) {
+    case stats::Verdict::better: v = Verdict::faster; break;
+    case stats::Verdict::worse: v = Verdict::slower; break;
+    case stats::Verdict::same: v = Verdict::same; break;
+    case stats::Verdict::cannot_tell:
+    case stats::Verdict::insufficient: v = Verdict::cannot_tell; break;
   }
-  return Verdict::cannot_tell;
-}
-
-// The rule's third answer (resolution.h): a "same" whose interval still
-// includes a change beyond +-min_effect is "cannot tell", with the further
-// runs that would settle it; a cannot_tell from run_verdicts had no noise
-// estimate.
-void settle(Verdict& v, CannotTell& why, stats::Resolution& res, const stats::LevelDifference& d,
-            const CompareRule& rule) {
-  why = CannotTell::none;
-  if (v == Verdict::cannot_tell) why = CannotTell::no_noise_estimate;
-  if (v != Verdict::same) return;
-  res = stats::resolve(d.low, d.high, {d.var_a, d.runs_a, d.df_a}, {d.var_b, d.runs_b, d.df_b}, rule.min_effect,
-                       d.level);
-  if (res.resolved) return;
-  v = Verdict::cannot_tell;
-  why = CannotTell::interval_too_wide;
+  why = d.verdict == stats::Verdict::insufficient ? CannotTell::no_noise_estimate
+        : d.verdict == stats::Verdict::cannot_tell ? CannotTell::interval_too_wide
+                                                   : CannotTell::none;
+  res = d.reason.settle;
 }
 
 stats::Interval ratio_from(const stats::LevelDifference& d, const std::vector<double>& a, const std::vector<double>& b) {
@@ -106,17 +96,14 @@ std::optional<stats::KnownNoise> geomean_noise(const NoiseFile& noise, const std
 }
 
 // One family's verdicts (rows, or the metrics' geometric means): Holm over
-// their tests, then the rule's third answer (settle) for those it calls the
-// same.
+// their tests and decide() for each (run_verdicts).
 template <class Judged>
 void judge_family(const std::vector<Judged*>& family, const CompareRule& rule) {
   std::vector<stats::LevelDifference> diffs;
   for (const Judged* j : family) diffs.push_back(j->levels);
   const auto verdicts = stats::run_verdicts(diffs, rule.family_alpha, rule.min_effect);
-  for (size_t i = 0; i < family.size(); ++i) {
-    family[i]->verdict = verdict_of(verdicts[i]);
-    settle(family[i]->verdict, family[i]->why, family[i]->resolution, family[i]->levels, rule);
-  }
+  for (size_t i = 0; i < family.size(); ++i)
+    take(verdicts[i], family[i]->verdict, family[i]->why, family[i]->resolution);
 }
 
 // Geometric means: per run, over the scenarios both sides ran ok in every

@@ -1,6 +1,7 @@
 #include "reports/analysis/nightly.h"
 
 #include "reports/analysis/resolution.h"
+#include "reports/analysis/verdict.h"
 
 #include "reports/analysis/moderated_variance.h"
 
@@ -335,6 +336,19 @@ int fewest(int most, Fits fits) {
   return hi;
 }
 
+// The called part of verdict.h's one rule: the family's one-sided test
+// toward the side the change lies on rejected, and the change at or beyond
+// min_effect; anything else is "same" until resolve() asks its interval
+// (with the nightly rule's own noise model for what would settle it).
+NightOutcome called(const NightVerdict& v, Direction direction, bool worse, bool better, double min_effect) {
+  const double bad = direction == Direction::higher_is_better ? -v.change : v.change;
+  const double diff = std::log1p(v.change);
+  const Decision d = decide({diff, diff, diff, 0.95, {}, {}}, {min_effect, bad > 0 ? worse : better, direction, 0});
+  return d.verdict == Verdict::worse ? NightOutcome::regressed
+         : d.verdict == Verdict::better ? NightOutcome::improved
+                                        : NightOutcome::same;
+}
+
 // "Same" or "cannot tell" (resolution.h's within_effect, as compare and
 // regress against baseline runs say it), and where not, the runs or nights
 // that would settle it at this noise if the estimate holds: the planned
@@ -465,10 +479,7 @@ std::vector<NightVerdict> judge(const std::vector<NightSeries>& original, const 
   for (size_t i = 0; i < series.size(); ++i) {
     NightVerdict& v = out[i];
     if (fits[i].judged) {
-      const double bad = series[i].direction == Direction::higher_is_better ? -v.change : v.change;
-      v.outcome = worse[i] && bad > rule.min_effect     ? NightOutcome::regressed
-                  : better[i] && -bad > rule.min_effect ? NightOutcome::improved
-                                                        : NightOutcome::same;
+      v.outcome = called(v, series[i].direction, worse[i], better[i], rule.min_effect);
       if (v.outcome == NightOutcome::same)
         resolve(v, fits[i], noise[i], rule, std::max(rule.min_effect, series[i].same_within));
     }

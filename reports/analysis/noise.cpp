@@ -202,15 +202,15 @@ void aa_compare(AaCheck& aa, const RunsByScenario& by_run) {
         }
       const auto verdicts = stats::run_verdicts(rows, 0.05, 0.02);
       bool judged = false;
-      for (auto x : verdicts) judged = judged || x != stats::RunVerdict::cannot_tell;
+      for (const auto& x : verdicts) judged = judged || x.verdict != stats::Verdict::insufficient;
       if (!judged) continue;  // too few other runs to estimate the noise: no evidence either way
       ++aa.compare_pairs;
       bool flagged = false;
       for (size_t i = 0; i < verdicts.size(); ++i)
-        if (verdicts[i] == stats::RunVerdict::faster || verdicts[i] == stats::RunVerdict::slower) {
+        if (verdicts[i].reason.ruling == stats::Ruling::called) {
           flagged = true;
           aa.compare_flagged.push_back("run-" + std::to_string(b + 1) + " vs run-" + std::to_string(a + 1) + ": " +
-                                       names[i] + " " + stats::to_string(verdicts[i]));
+                                       names[i] + (verdicts[i].verdict == stats::Verdict::better ? " faster" : " slower"));
         }
       aa.compare_verdicts += flagged;
     }

@@ -17,6 +17,7 @@
 #include "reports/analysis/profile.h"
 #include "reports/analysis/resolution.h"
 #include "reports/analysis/two_level.h"
+#include "reports/analysis/verdict.h"
 #include "core/base/json_text.h"
 
 namespace ftb {
@@ -64,25 +65,31 @@ stats::LevelDifference test_vs_baseline(MetricVerdict& v, const std::vector<RunR
   return d;
 }
 
-// A row the test did not call: "same" only where the 95 % interval of the
-// change (the one regress.json writes) rules out a change beyond the minimum
-// effect; else cannot tell, and what would settle it (resolution.h).
-void settle_vs_baseline(MetricVerdict& v, const stats::LevelDifference& d, double min_effect) {
-  const stats::TBounds b = stats::t_interval(std::log1p(v.change), v.se, v.df, 0.95);
-  const double low = std::isfinite(b.low) ? b.low : d.diff, high = std::isfinite(b.high) ? b.high : d.diff;
-  v.resolution = stats::resolve(low, high, {d.var_a, d.runs_a, d.df_a}, {d.var_b, d.runs_b, d.df_b}, min_effect);
-  if (v.resolution.resolved) return;
-  v.outcome = Outcome::cannot_tell;
-  v.note = format_double("cannot tell: the 95 %% interval of the change, %+.1f %%", 100 * std::expm1(low)) +
-           format_double(" to %+.1f %%, still includes changes beyond ", 100 * std::expm1(high)) +
-           format_double("+-%.3g %%; ", 100 * min_effect) +
+// A row's verdict (verdict.h's decide) from the 95 % interval of the change
+// (the one regress.json writes), the family's one-sided test toward the side
+// the change lies on, and calibrate's minimum detectable change; a row it
+// cannot tell names what would settle it (resolution.h).
+void decide_vs_baseline(MetricVerdict& v, const stats::LevelDifference& d, bool rejected, double min_effect,
+                        double min_detectable_change) {
+  const stats::TBounds t = stats::t_interval(std::log1p(v.change), v.se, v.df, 0.95);
+  const double low = std::isfinite(t.low) ? t.low : d.diff, high = std::isfinite(t.high) ? t.high : d.diff;
+  const stats::Change c{std::log1p(v.change), low, high, 0.95, {d.var_a, d.runs_a, d.df_a}, {d.var_b, d.runs_b, d.df_b}};
+  const stats::Decision r =
+      stats::decide(c, {min_effect, rejected, metric_direction(v.metric), min_detectable_change});
+  v.outcome = r.verdict == stats::Verdict::worse    ? Outcome::regressed
+              : r.verdict == stats::Verdict::better ? Outcome::improved
+              : r.verdict == stats::Verdict::same   ? Outcome::same
+                                                    : Outcome::cannot_tell;
+  v.resolution = r.reason.settle;
+  if (v.outcome != Outcome::cannot_tell) return;
+  v.note = "cannot tell: " + stats::explain(r.reason) + "; " +
            stats::settle_text(v.resolution, "baseline runs (--baseline R1 R2 ...)", "runs tonight (--current R1 R2 ...)") +
            " would settle it";
 }
 
 // The baseline rule over every throughput row at once: one-sided tests
 // towards worse and better, Holm over the rows at family_alpha, a change
-// beyond min_effect; rows it does not call are settled (settle_vs_baseline).
+// at or beyond min_effect, decided once (decide_vs_baseline).
 void judge_vs_baseline_runs(std::vector<MetricVerdict*>& rows, const std::vector<std::vector<RunRepeats>>& refs,
                             const std::vector<TonightRuns>& tonight, const std::vector<const NoiseEstimate*>& noise,
                             const stats::NightlyRule& rule) {
@@ -101,13 +108,10 @@ void judge_vs_baseline_runs(std::vector<MetricVerdict*>& rows, const std::vector
     MetricVerdict& v = *rows[i];
     if (diffs[i].basis == stats::NoiseBasis::none || !std::isfinite(diffs[i].diff)) continue;  // insufficient
     const double bad = metric_direction(v.metric) == stats::Direction::higher_is_better ? -v.change : v.change;
-    v.outcome = worse[i] && bad > rule.min_effect     ? Outcome::regressed
-                : better[i] && -bad > rule.min_effect ? Outcome::improved
-                                                      : Outcome::same;
     // With a calibrate file, "same" rules out what the rule could have caught
     // (its minimum detectable change), where that is larger.
-    if (v.outcome == Outcome::same)
-      settle_vs_baseline(v, diffs[i], std::max(rule.min_effect, noise[i] ? noise[i]->min_detectable_change : 0.0));
+    decide_vs_baseline(v, diffs[i], bad > 0 ? worse[i] : better[i], rule.min_effect,
+                       noise[i] ? noise[i]->min_detectable_change : 0.0);
   }
 }
 

@@ -287,31 +287,18 @@ TBounds t_interval(double estimate, double se, double df, double level) {
   return b;
 }
 
-std::string to_string(RunVerdict v) {
-  switch (v) {
-    case RunVerdict::faster: return "faster";
-    case RunVerdict::slower: return "slower";
-    case RunVerdict::same: return "same within noise";
-    case RunVerdict::cannot_tell: return "cannot tell";
-  }
-  return "?";
-}
-
-std::vector<RunVerdict> run_verdicts(const std::vector<LevelDifference>& rows, double family_alpha, double min_effect) {
+// The rows' rule (verdict.h's decide): Holm over their two-sided tests,
+// one family; a row without a noise estimate is insufficient.
+std::vector<Decision> run_verdicts(const std::vector<LevelDifference>& rows, double family_alpha, double min_effect) {
   std::vector<double> p;
   for (const auto& d : rows) p.push_back(d.basis == NoiseBasis::none ? kNaN : d.p_two_sided());
   const auto reject = holm_reject(p, family_alpha);
-  std::vector<RunVerdict> out;
+  std::vector<Decision> out;
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& d = rows[i];
-    if (d.basis == NoiseBasis::none || !std::isfinite(d.diff)) {
-      out.push_back(RunVerdict::cannot_tell);
-      continue;
-    }
-    const double ratio = std::exp(d.diff);
-    out.push_back(reject[i] && ratio >= 1 + min_effect   ? RunVerdict::faster
-                  : reject[i] && ratio <= 1 - min_effect ? RunVerdict::slower
-                                                         : RunVerdict::same);
+    const Change c{d.basis == NoiseBasis::none ? kNaN : d.diff, d.low, d.high, d.level,
+                   {d.var_a, d.runs_a, d.df_a}, {d.var_b, d.runs_b, d.df_b}};
+    out.push_back(decide(c, {min_effect, reject[i], Direction::higher_is_better, 0}));
   }
   return out;
 }

@@ -13,6 +13,8 @@
 // comes from Boost.Math. No LibTorch, no I/O, deterministic.
 #pragma once
 
+#include "reports/analysis/verdict.h"
+
 #include <limits>
 #include <optional>
 #include <string>
@@ -140,14 +142,13 @@ LevelDifference compare_levels(const std::vector<double>& a_levels, const std::v
                                const std::optional<KnownNoise>& noise, double level = 0.95,
                                UnmeasuredSide one_run = UnmeasuredSide::as_the_other_side);
 
-// The compare rule over many rows (B against A, higher is better): B is
-// faster (slower) where Holm's procedure over every row's two-sided p keeps
-// the family-wise error at `family_alpha` and the ratio is beyond
-// 1 +- min_effect; same otherwise; cannot_tell where nothing estimated the
-// run-to-run noise (basis none).
-enum class RunVerdict { faster, slower, same, cannot_tell };
-std::string to_string(RunVerdict v);
-std::vector<RunVerdict> run_verdicts(const std::vector<LevelDifference>& rows, double family_alpha, double min_effect);
+// The compare rule over many rows (B against A, higher is better): Holm's
+// procedure over every row's two-sided p (one family, at `family_alpha`),
+// then verdict.h's decide() for each row: better (worse) where rejected and
+// the ratio at or beyond 1 +- min_effect; same where the interval lies
+// inside +-min_effect; else cannot tell; insufficient where nothing
+// estimated the run-to-run noise (basis none).
+std::vector<Decision> run_verdicts(const std::vector<LevelDifference>& rows, double family_alpha, double min_effect);
 
 // Holm's step-down procedure: which hypotheses are rejected at family-wise
 // error `alpha` (NaN p-values are never rejected and do not count).
