@@ -3,6 +3,8 @@
 // confirmed by seeded simulations driving the real functions.
 #include "reports/analysis/accuracy.h"
 
+#include "core/base/portable_random.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -61,7 +63,7 @@ namespace {
 PairCounts draw(std::mt19937_64& rng, int n, double p_both, double p_only_a, double p_only_b) {
   PairCounts c;
   for (int i = 0; i < n; ++i) {
-    const double x = static_cast<double>(rng() >> 11) * 0x1.0p-53;  // as core/base/portable_random.h's chance()
+    const double x = ftb::uniform01(rng);
     if (x < p_both) ++c.both;
     else if (x < p_both + p_only_a) ++c.only_a;
     else if (x < p_both + p_only_a + p_only_b) ++c.only_b;
@@ -70,47 +72,51 @@ PairCounts draw(std::mt19937_64& rng, int n, double p_both, double p_only_a, dou
   return c;
 }
 
+// `trials` seeded paired splits of 600 examples drawn as draw() does; counts
+// the exact test's rejections toward lower, the judge's "worse" at a
+// min_effect of 1 point, and Newcombe's intervals covering the true difference.
+struct Tally {
+  int lower = 0, worse = 0, covered = 0;
+};
+Tally simulate(uint64_t seed, int trials, double p_both, double p_only_a, double p_only_b, double truth) {
+  std::mt19937_64 rng(seed);
+  Tally t;
+  for (int i = 0; i < trials; ++i) {
+    const PairedAccuracy p = paired_accuracy(draw(rng, 600, p_both, p_only_a, p_only_b));
+    if (p.p_value <= 0.05 && p.difference < 0) ++t.lower;
+    if (judge_accuracy(p, 1.0).verdict == Verdict::worse) ++t.worse;
+    if (p.low <= truth && truth <= p.high) ++t.covered;
+  }
+  return t;
+}
+
 }  // namespace
 
 TEST_CASE("A/A: two models of the same true accuracy, correlated per example, called lower at most 2.5 %") {
   // 85 % each, 6 % of examples discordant (3 % each way): the models agree on 94 %.
-  std::mt19937_64 rng(47);
   const int trials = 4000;
-  int lower = 0, covered = 0, worse = 0;
-  for (int t = 0; t < trials; ++t) {
-    const PairedAccuracy p = paired_accuracy(draw(rng, 600, 0.82, 0.03, 0.03));
-    if (p.p_value <= 0.05 && p.difference < 0) ++lower;
-    if (judge_accuracy(p, 1.0).verdict == Verdict::worse) ++worse;
-    if (p.low <= 0 && 0 <= p.high) ++covered;
-  }
-  const double rate = static_cast<double>(lower) / trials, sd = std::sqrt(0.025 * 0.975 / trials);
-  MESSAGE("A/A called lower: " << rate << " of " << trials << "; interval covered 0: " << 1.0 * covered / trials);
+  const Tally t = simulate(47, trials, 0.82, 0.03, 0.03, 0.0);
+  const double rate = static_cast<double>(t.lower) / trials, sd = std::sqrt(0.025 * 0.975 / trials);
+  MESSAGE("A/A called lower: " << rate << " of " << trials << "; interval covered 0: " << 1.0 * t.covered / trials);
   CHECK(rate <= 0.025 + 3 * sd);  // the exact test's one side at a two-sided 5 %
-  CHECK(worse == lower);          // on 600 examples a rejection already lies beyond 1 point
-  CHECK(1.0 * covered / trials >= 0.94);
+  CHECK(t.worse == t.lower);      // on 600 examples a rejection already lies beyond 1 point
+  CHECK(1.0 * t.covered / trials >= 0.94);
 }
 
 TEST_CASE("a model 3 points worse on 600 examples is found at the modelled power") {
   // Baseline 85 %, candidate 82 %: 6 % of examples only the baseline gets
   // right, 3 % only the candidate.
   const double modelled = mcnemar_power(600, 0.06, 0.03);
-  std::mt19937_64 rng(4747);
   const int trials = 4000;
-  int found = 0, covered = 0, worse = 0;
-  for (int t = 0; t < trials; ++t) {
-    const PairedAccuracy p = paired_accuracy(draw(rng, 600, 0.79, 0.06, 0.03));
-    if (p.p_value <= 0.05 && p.difference < 0) ++found;
-    if (judge_accuracy(p, 1.0).verdict == Verdict::worse) ++worse;
-    if (p.low <= -3 && -3 <= p.high) ++covered;
-  }
-  const double rate = static_cast<double>(found) / trials;
+  const Tally t = simulate(4747, trials, 0.79, 0.06, 0.03, -3.0);
+  const double rate = static_cast<double>(t.lower) / trials;
   const double sd = std::sqrt(modelled * (1 - modelled) / trials);
   MESSAGE("3 points worse on 600: modelled power " << modelled << ", simulated " << rate
-                                                   << "; interval covered -3: " << 1.0 * covered / trials);
+                                                   << "; interval covered -3: " << 1.0 * t.covered / trials);
   CHECK(rate == doctest::Approx(modelled).epsilon(3 * sd / modelled));
   CHECK(modelled > 0.5);
-  CHECK(worse == found);  // the judge at min_effect 1 point calls worse exactly where McNemar rejects toward lower
-  CHECK(1.0 * covered / trials >= 0.94);
+  CHECK(t.worse == t.lower);  // the judge at min_effect 1 point calls worse exactly where McNemar rejects toward lower
+  CHECK(1.0 * t.covered / trials >= 0.94);
 }
 
 TEST_CASE("judge_accuracy: worse, same, cannot tell and insufficient against min_effect in points") {

@@ -19,10 +19,11 @@ inline uint64_t uniform_below(std::mt19937_64& rng, uint64_t n) {
   return x % n;
 }
 
+// Uniform in [0, 1) at 53-bit resolution.
+inline double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
 // True with probability p (53-bit resolution).
-inline bool chance(std::mt19937_64& rng, double p) {
-  return static_cast<double>(rng() >> 11) * 0x1.0p-53 < p;
-}
+inline bool chance(std::mt19937_64& rng, double p) { return uniform01(rng) < p; }
 
 // Fisher-Yates, last position first, on any random-access container.
 template <typename Vec>
