@@ -172,7 +172,7 @@ TEST_CASE("compare: the geometric mean takes --noise as the rows do, from the ca
   const std::vector<std::vector<double>> medians = {{100, 102, 98, 101}, {200, 204, 196, 203}};
   const char* names[] = {"baseline", "amp"};
   for (int i = 0; i < 2; ++i)
-    for (Metric m : ftb::kMetrics) {
+    for (Metric m : ftb::kRunMetrics) {
       ftb::NoiseEstimate e;
       e.runs = 4;
       e.run_medians = medians[static_cast<size_t>(i)];

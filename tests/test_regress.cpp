@@ -136,6 +136,9 @@ TEST_CASE("regress vs baseline runs: one run a side cannot tell, several runs or
   RegressSummary s = regress_vs_baseline({{base5, "base.json"}}, slow5, "now.json", o);
   CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::insufficient);
   CHECK(row(s, "baseline", Metric::train_samples_per_s).note.find("cannot tell from one run a side") == 0);
+  // The views read why it is open from a field, never from the note: the
+  // markdown's "cannot tell" and the JSON's reason follow `open`.
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).why == stats::CannotTell::no_noise_estimate);
   CHECK(regress_markdown(s).find("| cannot tell |") != std::string::npos);
   CHECK_FALSE(s.regressed());
   // Three baseline runs (1 % apart): a 20 % slowdown is a regression, a 1 % one is not.
@@ -157,6 +160,10 @@ TEST_CASE("regress vs baseline runs: one run a side cannot tell, several runs or
   CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::cannot_tell);
   CHECK(row(s, "baseline", Metric::train_samples_per_s).note.find("cannot tell: the 95 % interval") == 0);
   CHECK(row(s, "baseline", Metric::train_samples_per_s).note.find("would settle it") != std::string::npos);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).why == stats::CannotTell::interval_too_wide);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).why_open.find("the 95 % interval") == 0);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).note ==
+        "cannot tell: " + row(s, "baseline", Metric::train_samples_per_s).why_open);
   CHECK(regress_markdown(s).find("| cannot tell (wide) |") != std::string::npos);
   CHECK(regress_markdown(s).find("**Result: no regression.** Cannot tell for baseline train_samples_per_s") !=
         std::string::npos);

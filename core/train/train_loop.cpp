@@ -31,6 +31,60 @@ LoopState initial_state(const Loaders& loaders, const LoopOptions& options) {
   return state;
 }
 
+// One step with the measuring hooks around it: the data wait (timed on the
+// host, outside the recorder's step), the profiling pass's window and the
+// recorder's marks around the copy to the device and the step itself.
+struct TakenStep {
+  Batch host;   // as the loader gave it, kept for the iteration as before (its copy may be in flight)
+  Batch batch;  // on the device
+  StepOutput out;
+  double wait_ms = 0;
+};
+
+std::optional<TakenStep> take_step(const Loaders& loaders, const LoopOptions& options, const StepFn& step,
+                                   const LoopState& state, PhaseRecorder& recorder) {
+  const auto t0 = Clock::now();
+  std::optional<Batch> batch;
+  {
+    NvtxRange wait(phase_name(Phase::data_wait));
+    batch = loaders.train.next();
+  }
+  if (!batch) return std::nullopt;
+  TakenStep taken;
+  taken.wait_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  taken.host = std::move(*batch);
+  // A profiling pass (the sweep's, untimed) opens its window here.
+  StepProfiler* profiler = active_step_profiler();
+  if (profiler) profiler->before_step(state.step + 1);
+  recorder.begin_step();
+  {
+    PhaseScope copy(Phase::h2d_copy);
+    taken.batch = to_device(taken.host, options.device);
+  }
+  taken.out = step(taken.batch);
+  recorder.end_step();
+  if (profiler) profiler->after_step(state.step + 1);
+  return taken;
+}
+
+// The epoch's one wait on the device: step times from the recorder's marks,
+// losses (where they stayed on the device) from `losses`, summed into `sums`.
+void read_epoch(PhaseRecorder& recorder, const torch::Tensor& losses, bool read_now, std::size_t first_step,
+                EpochSums& sums, LoopResult& result) {
+  const auto step_ms = recorder.collect_epoch(result.phases);
+  std::vector<double> loss_values;
+  if (!read_now) {
+    auto all = losses.narrow(0, 0, sums.steps).to(torch::kCPU, torch::kDouble).contiguous();
+    loss_values.assign(all.data_ptr<double>(), all.data_ptr<double>() + all.numel());
+  }
+  for (std::size_t i = first_step; i < result.steps.size(); ++i) {
+    auto& rec = result.steps[i];
+    rec.step_ms = step_ms[i - first_step];
+    if (!read_now) rec.loss = loss_values[i - first_step];
+    sums.loss += rec.loss;
+  }
+}
+
 // The epoch's steps, each recorded in result.steps. Steps are timed by the
 // recorder (CUDA events on a GPU, read once per epoch) and the loss and hits
 // stay on the device until the epoch ends: the loop adds no host
@@ -53,58 +107,27 @@ EpochSums train_epoch(const Loaders& loaders, const LoopOptions& options, const 
     // Between steps, outside the timed region: a Ctrl-C ends the row here
     // (core/base/interrupt.h), never inside a step.
     throw_if_interrupted();
-    const auto t0 = Clock::now();
-    std::optional<Batch> batch;
-    {
-      NvtxRange wait(phase_name(Phase::data_wait));
-      batch = loaders.train.next();
-    }
-    if (!batch) break;
-    const double wait_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    // A profiling pass (the sweep's, untimed) opens its window here.
-    StepProfiler* profiler = active_step_profiler();
-    if (profiler) profiler->before_step(state.step + 1);
-    recorder.begin_step();
-    Batch b;
-    {
-      PhaseScope copy(Phase::h2d_copy);
-      b = to_device(*batch, options.device);
-    }
-    StepOutput out = step(b);
-    recorder.end_step();
-    if (profiler) profiler->after_step(state.step + 1);
+    std::optional<TakenStep> taken = take_step(loaders, options, step, state, recorder);
+    if (!taken) break;
     StepRecord rec;
     rec.step = ++state.step;
     rec.epoch = state.epoch;
-    rec.wait_ms = wait_ms;
-    result.phases[Phase::data_wait] += wait_ms / 1000;
+    rec.wait_ms = taken->wait_ms;
+    result.phases[Phase::data_wait] += taken->wait_ms / 1000;
     rec.step_ms = read_now ? recorder.last_step_ms() : not_read;
-    rec.loss = read_now ? out.loss.item<double>() : not_read;
-    if (!read_now) losses[sums.steps].copy_(out.loss, /*non_blocking=*/true);
-    rec.samples = b.labels.size(0);
-    rec.tokens = batch->real_tokens;
-    rec.seq_len = computed_seq_len(*batch, options.accumulate);  // the micro-batches' widths with K > 1
-    correct_sum += out.correct;
+    rec.loss = read_now ? taken->out.loss.item<double>() : not_read;
+    if (!read_now) losses[sums.steps].copy_(taken->out.loss, /*non_blocking=*/true);
+    rec.samples = taken->batch.labels.size(0);
+    rec.tokens = taken->host.real_tokens;
+    rec.seq_len = computed_seq_len(taken->host, options.accumulate);  // the micro-batches' widths with K > 1
+    correct_sum += taken->out.correct;
     sums.samples += rec.samples;
     sums.tokens += rec.tokens;
     ++sums.steps;
     result.steps.push_back(rec);
     for (auto* cb : callbacks) cb->on_batch_end(state, rec);
   }
-  // The epoch's one wait on the device: step times from the recorder's
-  // marks, losses and hits from their device scalars.
-  const auto step_ms = recorder.collect_epoch(result.phases);
-  std::vector<double> loss_values;
-  if (!read_now) {
-    auto all = losses.narrow(0, 0, sums.steps).to(torch::kCPU, torch::kDouble).contiguous();
-    loss_values.assign(all.data_ptr<double>(), all.data_ptr<double>() + all.numel());
-  }
-  for (std::size_t i = first_step; i < result.steps.size(); ++i) {
-    auto& rec = result.steps[i];
-    rec.step_ms = step_ms[i - first_step];
-    if (!read_now) rec.loss = loss_values[i - first_step];
-    sums.loss += rec.loss;
-  }
+  read_epoch(recorder, losses, read_now, first_step, sums, result);
   sums.correct = correct_sum.item<int64_t>();
   const std::vector<StepRecord> epoch_steps(result.steps.begin() + static_cast<std::ptrdiff_t>(first_step),
                                             result.steps.end());

@@ -110,7 +110,7 @@ void judge_family(const std::vector<Judged*>& family, const CompareRule& rule) {
 // run; then the rows' rule over them (Holm over the metrics' means).
 void add_geomeans(PairComparison& p, const Side& reference, const Side& other, const CompareRule& rule,
                   const NoiseFile* noise) {
-  for (Metric metric : kMetrics) {
+  for (Metric metric : kRunMetrics) {
     GeoMean g;
     g.metric = metric;
     for (const auto& s : p.scenarios)
@@ -201,7 +201,7 @@ ScenarioComparison compare_scenario(const std::string& name, const Side& referen
   if (device_kind(a->device) != device_kind(b->device)) s.notes.push_back("device " + a->device + " vs " + b->device);
   if (!a->optimizer.empty() && !b->optimizer.empty() && a->optimizer != b->optimizer)
     s.notes.push_back("optimizer " + a->optimizer + " vs " + b->optimizer);
-  for (Metric metric : kMetrics) {
+  for (Metric metric : kRunMetrics) {
     std::vector<std::vector<double>> va, vb;
     for (const auto* r : ra) va.push_back(metric_samples(*r, metric));
     for (const auto* r : rb) vb.push_back(metric_samples(*r, metric));
@@ -258,15 +258,6 @@ std::string to_string(Verdict v) {
     case Verdict::same: return "same within noise";
     case Verdict::cannot_tell: return "cannot tell";
     case Verdict::not_recorded: return "not recorded";
-  }
-  return "?";
-}
-
-std::string to_string(CannotTell c) {
-  switch (c) {
-    case CannotTell::none: return "";
-    case CannotTell::no_noise_estimate: return "no noise estimate";
-    case CannotTell::interval_too_wide: return "interval too wide";
   }
   return "?";
 }

@@ -40,15 +40,9 @@ std::string describe(const CompareRule& rule);  // one paragraph
 enum class Verdict { faster, slower, same, cannot_tell, not_recorded };
 std::string to_string(Verdict v);  // "faster", "slower", "same within noise", "cannot tell", "not recorded"
 
-// Why a verdict is "cannot tell": nothing estimated a side's run-to-run
-// noise (one run, no noise file), or the ratio's interval still includes
-// changes beyond +-min_effect though no test called one (too few runs to
-// tell "no change" from "not enough data to see one": resolution.h).
-enum class CannotTell { none, no_noise_estimate, interval_too_wide };
-std::string to_string(CannotTell c);  // "", "no noise estimate", "interval too wide"
-
-// The metrics compared (reports/analysis/metrics.h names them).
-inline constexpr Metric kMetrics[] = {Metric::train_samples_per_s, Metric::steady_samples_per_s};
+// Why a verdict is "cannot tell" (verdict.h: no noise estimate, or the
+// ratio's interval too wide).
+using stats::CannotTell;
 
 struct MetricComparison {
   Metric metric = Metric::train_samples_per_s;
@@ -74,7 +68,7 @@ struct ScenarioComparison {
   Status reference_status = Status::ok, other_status = Status::ok;
   std::string reference_reason, other_reason;
   std::vector<std::string> notes;         // rows that ran differently: "world_size 2 vs 4", ...
-  std::vector<MetricComparison> metrics;  // one per kMetrics when both are ok, else empty
+  std::vector<MetricComparison> metrics;  // one per kRunMetrics (noise.h) when both are ok, else empty
   // Both sides carry an operator profile of the row (`run --profile`; with
   // several runs a side, each side's last run that has one): what accounts
   // for the change in the profiled step (reports/analysis/profile.h).
@@ -104,7 +98,7 @@ struct PairComparison {
   ConfigCheck config;
   EnvironmentDiff environment;
   std::vector<ScenarioComparison> scenarios;  // reference's order, then rows only the other has
-  std::vector<GeoMean> geomeans;              // one per kMetrics
+  std::vector<GeoMean> geomeans;              // one per kRunMetrics
 };
 
 // One side: its runs (reports of one configuration) and how they were named.

@@ -115,7 +115,7 @@ const NoiseEstimate* find_noise(const NoiseFile& n, const std::string& scenario,
 // those that got one.
 Speedups with_run_noise(Speedups s, const std::string& scenario, const NoiseFile& noise, int* replaced = nullptr);
 
-// The metrics calibrate and compare judge by runs: the throughputs.
+// The metrics calibrate, compare and regress judge by runs: the throughputs.
 inline constexpr Metric kRunMetrics[] = {Metric::train_samples_per_s, Metric::steady_samples_per_s};
 
 }  // namespace ftb

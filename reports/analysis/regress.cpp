@@ -115,17 +115,6 @@ std::string run_words(const HistoryRun& r) {
   return (r.git_commit.empty() ? std::string("?") : r.git_commit.substr(0, 12)) + " (" + r.time + ")";
 }
 
-Outcome outcome_of(stats::NightOutcome o) {
-  switch (o) {
-    case stats::NightOutcome::regressed: return Outcome::regressed;
-    case stats::NightOutcome::improved: return Outcome::improved;
-    case stats::NightOutcome::same: return Outcome::same;
-    case stats::NightOutcome::insufficient: return Outcome::insufficient;
-    case stats::NightOutcome::cannot_tell: return Outcome::cannot_tell;
-  }
-  return Outcome::insufficient;
-}
-
 // A judged row's words: the steps the history shows (with their runs), the
 // nights left out, and the note (the rule's numbers; a cannot tell's plan).
 void describe_night(MetricVerdict& v, const stats::NightVerdict& n, const std::vector<RunRepeats>& runs,
@@ -141,11 +130,14 @@ void describe_night(MetricVerdict& v, const stats::NightVerdict& n, const std::v
   if (n.outcome != stats::NightOutcome::insufficient)
     for (int k : n.left_out)
       if (k >= 0 && k < static_cast<int>(runs.size())) v.left_out.push_back(run_words(runs[k].run));
+  if (n.outcome == stats::NightOutcome::cannot_tell) {
+    v.why = stats::CannotTell::interval_too_wide;
+    v.why_open = stats::cannot_tell_text(n, rule);
+  }
   if (n.outcome == stats::NightOutcome::insufficient)
     v.note = n.note;
   else
-    v.note = (n.outcome == stats::NightOutcome::cannot_tell ? "cannot tell: " + stats::cannot_tell_text(n, rule) + "; "
-                                                             : std::string()) +
+    v.note = (v.why == stats::CannotTell::interval_too_wide ? "cannot tell: " + v.why_open + "; " : std::string()) +
              format_double("t-test vs %.0f night(s) since the last change point", n.reference_nights) +
              (v.current_runs > 1 ? format_double(", tonight the mean of %.0f runs' levels", v.current_runs) : "") +
              (n.own_spread ? " (its own spread: noisier than the pool)" : "") +
@@ -189,7 +181,7 @@ void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vect
     v.current_n = static_cast<int>(all_tonight.size());
     v.current_runs = static_cast<int>(1 + series[i].reruns.size());
     v.current_median = v.current_n ? stats::median(all_tonight) : v.current_median;
-    v.outcome = outcome_of(n.outcome);
+    v.outcome = n.outcome;
     v.level_runs = n.reference_nights;
     v.reference_index.assign(n.reference.begin(), n.reference.end());
     if (std::isfinite(n.reference_level)) v.reference_median = std::exp(n.reference_level);

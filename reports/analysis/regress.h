@@ -51,6 +51,7 @@
 #include "reports/analysis/resolution.h"
 #include "reports/analysis/statistics.h"
 #include "reports/analysis/suspects.h"
+#include "reports/analysis/verdict.h"
 
 namespace ftb {
 
@@ -64,7 +65,8 @@ Metric gate_metric(Gate g);
 // beyond the minimum effect (too few runs to tell "no change" from "not
 // enough data to see one"); the row names what would settle it. Never fails
 // the gate (only regressed does).
-enum class Outcome { regressed, improved, same, insufficient, cannot_tell };
+// The nightly rule's outcome itself (nightly.h), not a copy mapped by hand.
+using Outcome = stats::NightOutcome;
 std::string to_string(Outcome o);  // "regressed", "improved", "same", "insufficient", "cannot tell"
 
 // The threshold rules (accuracy, memory): medians, no test.
@@ -86,7 +88,12 @@ struct MetricVerdict {
   double df = 0;
   double se = std::numeric_limits<double>::quiet_NaN();  // of log(current / reference), where a t-test ran
   int level_runs = 0;  // runs behind the reference level (nights since the last change point)
-  std::string note;    // why insufficient, which rule decided
+  std::string note;    // why insufficient, which rule decided: words for a reader, never parsed
+  // Why the row stays open, as data the views render (verdict.h; they
+  // never read `note`); where interval_too_wide, `why_open` says why and
+  // what would settle it.
+  stats::CannotTell why = stats::CannotTell::none;
+  std::string why_open;
   std::vector<std::string> steps;  // level changes the history shows: "-15.2 % from c3 (time) to c4 (time)"
   std::vector<std::string> left_out;  // history runs without a value > 0, left out of a judged row
   int current_runs = 1;                 // tonight's runs behind current_n

@@ -57,10 +57,11 @@ stats::LevelDifference test_vs_baseline(MetricVerdict& v, const std::vector<RunR
   for (size_t k = 0; k < levels.size(); ++k) v.reference_index.push_back(k);
   if (!std::isfinite(d.diff))
     v.note = "a run with a throughput of 0 has no level: not judged";
-  else if (d.basis == stats::NoiseBasis::none)
+  else if (d.basis == stats::NoiseBasis::none) {
+    v.why = stats::CannotTell::no_noise_estimate;
     v.note = "cannot tell from one run a side: the run-to-run noise is unknown (repeats inside one process "
              "share its luck); add baseline runs (--baseline R1 R2 ...) or --noise from `ftbench calibrate`";
-  else
+  } else
     v.note = "t-test over runs, noise from " + stats::to_string(d.basis);
   return d;
 }
@@ -82,9 +83,12 @@ void decide_vs_baseline(MetricVerdict& v, const stats::LevelDifference& d, bool 
                                                     : Outcome::cannot_tell;
   v.resolution = r.reason.settle;
   if (v.outcome != Outcome::cannot_tell) return;
-  v.note = "cannot tell: " + stats::explain(r.reason) + "; " +
-           stats::settle_text(v.resolution, "baseline runs (--baseline R1 R2 ...)", "runs tonight (--current R1 R2 ...)") +
-           " would settle it";
+  v.why = stats::CannotTell::interval_too_wide;
+  v.why_open = stats::explain(r.reason) + "; " +
+               stats::settle_text(v.resolution, "baseline runs (--baseline R1 R2 ...)",
+                                  "runs tonight (--current R1 R2 ...)") +
+               " would settle it";
+  v.note = "cannot tell: " + v.why_open;
 }
 
 // The baseline rule over every throughput row at once: one-sided tests

@@ -99,7 +99,9 @@ std::string regress_markdown(const RegressSummary& s) {
     std::string verdict = to_string(r.outcome);
     if (r.outcome == Outcome::regressed) verdict = r.gating ? "**REGRESSED**" : "regressed (not gating)";
     if (r.outcome == Outcome::insufficient)
-      verdict = r.note.rfind("cannot tell", 0) == 0 ? "cannot tell" : s.from_history ? "insufficient history" : verdict;
+      verdict = r.why == stats::CannotTell::no_noise_estimate ? "cannot tell"
+                : s.from_history                                ? "insufficient history"
+                                                                : verdict;
     if (r.outcome == Outcome::cannot_tell) verdict = "cannot tell (wide)";
     std::string ref = format_value(r.metric, r.reference_median);
     if (r.reference_n) {
@@ -217,10 +219,7 @@ json regress_to_json(const RegressSummary& s) {
                 // infinite (the normal, a known noise; JSON has no infinity).
                 {"df", std::isfinite(r.p) && r.df > 0 ? number_or_null(r.df) : json(nullptr)},
                 {"note", r.note},
-                {"cannot_tell_reason", r.outcome == Outcome::cannot_tell ? json("interval too wide")
-                                       : r.outcome == Outcome::insufficient && r.note.rfind("cannot tell", 0) == 0
-                                           ? json("no noise estimate")
-                                           : json(nullptr)},
+                {"cannot_tell_reason", r.why == stats::CannotTell::none ? json(nullptr) : json(to_string(r.why))},
                 {"settle", settle_json(r, s.from_history)},
                 {"history_steps", r.steps},
                 {"left_out", r.left_out}};

@@ -160,11 +160,8 @@ std::string trend_markdown(const std::string& scenario, Metric m, const std::vec
   std::vector<std::string> steps, unsettled;
   for (size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
-    // judge_series's note of a cannot tell: "cannot tell: <why; what would settle it>; t-test vs ...".
-    if (p.verdict.outcome == Outcome::cannot_tell && p.verdict.note.rfind("cannot tell: ", 0) == 0) {
-      const std::string why = p.verdict.note.substr(13, p.verdict.note.find("; t-test vs ") - 13);
-      unsettled.push_back(p.run.git_commit + " (" + p.run.time + "): " + why);
-    }
+    if (p.verdict.why == stats::CannotTell::interval_too_wide)
+      unsettled.push_back(p.run.git_commit + " (" + p.run.time + "): " + p.verdict.why_open);
     std::string verdict = to_string(p.verdict.outcome);
     if (p.verdict.outcome == Outcome::insufficient) verdict = "insufficient history";
     if (p.verdict.outcome == Outcome::regressed) verdict = "**regressed**";

@@ -86,4 +86,13 @@ std::string explain(const Reason& r) {
   return "";
 }
 
+std::string to_string(CannotTell c) {
+  switch (c) {
+    case CannotTell::none: return "";
+    case CannotTell::no_noise_estimate: return "no noise estimate";
+    case CannotTell::interval_too_wide: return "interval too wide";
+  }
+  return "?";
+}
+
 }  // namespace ftb::stats

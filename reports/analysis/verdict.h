@@ -37,6 +37,14 @@ namespace ftb::stats {
 // Strings only at the edges: each output maps it to the word it prints today.
 enum class Verdict { worse, better, same, cannot_tell, insufficient };
 
+// Why a row stays open, as data every view renders (none parses a note):
+// insufficient for want of a run-to-run noise (one run a side, no noise
+// file), or cannot tell with the interval still including changes beyond
+// the minimum effect (too few runs to tell "no change" from "not enough
+// data to see one": resolution.h).
+enum class CannotTell { none, no_noise_estimate, interval_too_wide };
+std::string to_string(CannotTell c);  // "", "no noise estimate", "interval too wide"
+
 // Why a verdict is not a called change or a settled "same".
 enum class Ruling {
   called,             // worse/better: rejected and beyond min_effect
