@@ -137,7 +137,7 @@ TEST_CASE("regress vs baseline runs: one run a side cannot tell, several runs or
   CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::insufficient);
   CHECK(row(s, "baseline", Metric::train_samples_per_s).note.find("cannot tell from one run a side") == 0);
   // The views read why it is open from a field, never from the note: the
-  // markdown's "cannot tell" and the JSON's reason follow `open`.
+  // markdown's "cannot tell" follows `why`.
   CHECK(row(s, "baseline", Metric::train_samples_per_s).why == stats::CannotTell::no_noise_estimate);
   CHECK(regress_markdown(s).find("| cannot tell |") != std::string::npos);
   CHECK_FALSE(s.regressed());
