@@ -55,6 +55,43 @@ int run_in_process(const CalibrateArgs& a, const std::string& dir) {
   return WIFEXITED(f.status) ? WEXITSTATUS(f.status) : 1;
 }
 
+// The noise per scenario and metric as a table, then what the rules made of
+// the A/A runs (every alarm a false one), on stdout.
+void print_calibration(const CalibrateArgs& a, const std::vector<Report>& reports, const RunKey& key,
+                       const NoiseFile& noise) {
+  std::vector<std::vector<std::string>> rows = {{"scenario", "metric", "runs", "repeats", "between-run CV",
+                                                 "within-run CV", "run-to-run CV", "between share",
+                                                 "min detectable slowdown"}};
+  for (const auto& [scenario, metrics] : noise.scenarios)
+    for (const auto& [m, e] : metrics)
+      rows.push_back({scenario, to_string(m), std::to_string(e.runs), std::to_string(e.repeats), percent(e.between_cv),
+                      percent(e.within_cv), percent(e.run_cv), percent(e.between_share),
+                      percent(e.min_detectable_change)});
+  const AaCheck& aa = noise.aa;
+  std::cout << "## ftbench calibrate: " << reports.size() << " A/A runs of preset " << key.preset << ", config "
+            << key.config_hash << " on '" << key.machine << "'\n\n"
+            << format_table(rows, {false, false, true, true, true, true, true, true, true}, TableStyle::markdown)
+            << "\nCVs are sds of log values: within-run = one repeat around its run; run-to-run = a run's median "
+               "between runs; between-run = the part of it no number of repeats removes; between share = its share "
+               "of one repeat's variance. Min detectable slowdown: what the nightly rule catches 90 % of the time "
+               "against "
+            << a.window << " nights of history, with these " << noise.series
+            << " scenario(s) in the report, each at its own noise (simulated through the rule, "
+            << kMinDetectableTrials << " nights a point; `ftbench power --noise` prints the curves).\n\n"
+            << "The rules on these runs (A/A: nothing changed, so every alarm is a false one):\n"
+            << "- regress (each run as tonight, the other " << reports.size() - 1
+            << " as its history): " << aa.regress_alarms << " of " << aa.regress_nights
+            << " whole reports alarmed" << (aa.regress_alarmed.empty() ? "" : " (" + names_for_message(aa.regress_alarmed, 6) + ")")
+            << (aa.regress_nights == 0 ? " (with " + std::to_string(reports.size()) +
+                                             " runs no history reaches the rule's minimum of nights)"
+                                       : std::string())
+            << "\n- compare (every pair, one run a side, the run-to-run noise from the other runs): "
+            << aa.compare_verdicts << " of " << aa.compare_pairs << " pairs with a faster/slower verdict"
+            << (aa.compare_flagged.empty() ? "" : " (" + names_for_message(aa.compare_flagged, 6) + ")")
+            << (aa.compare_pairs == 0 ? " (a pair needs two other runs to estimate the noise)" : "")
+            << "\nnoise: " << a.out << "/noise.json\n";
+}
+
 int calibrate(const CalibrateArgs& a) {
   if (a.window < 1) input_error("--window", "must be at least 1");
   std::vector<Report> reports;
@@ -98,37 +135,7 @@ int calibrate(const CalibrateArgs& a) {
   noise.has_aa = true;
   write_file_atomic(a.out + "/noise.json", json_file_text(to_json(noise)));
 
-  std::vector<std::vector<std::string>> rows = {{"scenario", "metric", "runs", "repeats", "between-run CV",
-                                                 "within-run CV", "run-to-run CV", "between share",
-                                                 "min detectable slowdown"}};
-  for (const auto& [scenario, metrics] : noise.scenarios)
-    for (const auto& [m, e] : metrics)
-      rows.push_back({scenario, to_string(m), std::to_string(e.runs), std::to_string(e.repeats), percent(e.between_cv),
-                      percent(e.within_cv), percent(e.run_cv), percent(e.between_share),
-                      percent(e.min_detectable_change)});
-  const AaCheck& aa = noise.aa;
-  std::cout << "## ftbench calibrate: " << reports.size() << " A/A runs of preset " << key.preset << ", config "
-            << key.config_hash << " on '" << key.machine << "'\n\n"
-            << format_table(rows, {false, false, true, true, true, true, true, true, true}, TableStyle::markdown)
-            << "\nCVs are sds of log values: within-run = one repeat around its run; run-to-run = a run's median "
-               "between runs; between-run = the part of it no number of repeats removes; between share = its share "
-               "of one repeat's variance. Min detectable slowdown: what the nightly rule catches 90 % of the time "
-               "against "
-            << a.window << " nights of history, with these " << noise.series
-            << " scenario(s) in the report, each at its own noise (simulated through the rule, "
-            << kMinDetectableTrials << " nights a point; `ftbench power --noise` prints the curves).\n\n"
-            << "The rules on these runs (A/A: nothing changed, so every alarm is a false one):\n"
-            << "- regress (each run as tonight, the other " << reports.size() - 1
-            << " as its history): " << aa.regress_alarms << " of " << aa.regress_nights
-            << " whole reports alarmed" << (aa.regress_alarmed.empty() ? "" : " (" + names_for_message(aa.regress_alarmed, 6) + ")")
-            << (aa.regress_nights == 0 ? " (with " + std::to_string(reports.size()) +
-                                             " runs no history reaches the rule's minimum of nights)"
-                                       : std::string())
-            << "\n- compare (every pair, one run a side, the run-to-run noise from the other runs): "
-            << aa.compare_verdicts << " of " << aa.compare_pairs << " pairs with a faster/slower verdict"
-            << (aa.compare_flagged.empty() ? "" : " (" + names_for_message(aa.compare_flagged, 6) + ")")
-            << (aa.compare_pairs == 0 ? " (a pair needs two other runs to estimate the noise)" : "")
-            << "\nnoise: " << a.out << "/noise.json\n";
+  print_calibration(a, reports, key, noise);
   return code;
 }
 

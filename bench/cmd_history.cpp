@@ -23,15 +23,15 @@ int add(const AddArgs& a) {
   // Every report is read and checked before the first is added: a bad file
   // named on the command line adds nothing.
   std::vector<nlohmann::json> docs;
+  std::vector<Report> reports;
   for (const auto& path : a.reports) {
     docs.push_back(read_json_file(path));
-    const Report r = report_from_json(docs.back(), path);
-    check_measurements(r, path);
-    run_key(r, path, a.machine);
+    reports.push_back(report_from_json(docs.back(), path));  // its measurements checked
+    run_key(reports.back(), path, a.machine);
   }
   HistoryStore store(a.db, HistoryStore::Open::create);
   for (size_t i = 0; i < docs.size(); ++i) {
-    const auto done = store.add(docs[i], a.reports[i], a.machine);
+    const auto done = store.add(docs[i], reports[i], a.reports[i], a.machine);
     if (done.added)
       std::cout << "added " << a.reports[i] << " as run " << done.run.id << ": machine '" << done.run.machine
                 << "', preset " << done.run.preset << ", config " << done.run.config_hash << ", commit "

@@ -30,7 +30,8 @@ int run(const RunArgs& args, const std::string& out_flag, const std::string& noi
   const SweepOutcome done = run_and_write(config, out, report, run_noise);
   if (!done.wrote) return done.exit_code;
   // The pictures come last: a renderer problem is said once and is no failure.
-  const RenderOutcome views = write_report_views({out, &report, /*beside_report=*/true}, default_renderer());
+  const RenderOutcome views =
+      write_report_views({out, &report, /*beside_report=*/true, done.outputs_current}, default_renderer());
   if (!views.rendered) std::cerr << "note: charts not rendered to SVG/PNG: " << views.why_not << "\n";
   std::cout << "\n" << console_table(report) << "\nreport: " << out << "/report.json\npage:   " << out
             << "/index.html\n";

@@ -1,4 +1,5 @@
 #include "bench/run_flags.h"
+#include "reports/record/run_report.h"
 #include "reports/views/run_outputs.h"
 
 #include <chrono>
@@ -102,25 +103,21 @@ SweepOutcome run_and_write(const RunConfig& config, const std::string& out, Repo
     return {128 + sig, false};
   }
   if (sweep.reports()) std::cerr << workload.summary() << "\n" << workload.load_warning();
-  report = Report{};
-  report.run_noise = run_noise;
-  if (sweep.reports()) {
-    report.environment = capture_environment();
-    report.environment["command_line"] = command_line(invocation());
-    report.environment["allocator"] = allocator;
-  }
-  report.config = to_json(sweep.config());
-  report.config["workload"] = workload.describe();
-  report.config["out"] = out;
+  report = begin_run_report({to_json(sweep.config()), workload.describe(), out,
+                              sweep.reports() ? capture_environment() : nlohmann::json(nullptr),
+                              command_line(invocation()), allocator, run_noise});
   const auto suite_start = std::chrono::steady_clock::now();
+  size_t written_rows = 0;
+  bool written = false;
   report.results = sweep.run(workload, out, {&progress}, [&](const auto& results, const nlohmann::json& measured) {
-    for (const auto& [key, value] : measured.items()) report.environment[key] = value;
-    report.results = results;
+    record_rows(report, results, measured);
     write_run_outputs(out, report);
+    written = true;
+    written_rows = results.size();
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - suite_start;
     std::cerr << suite_eta_line(results, sweep.rows(), sweep.config().repeats, elapsed.count());
   });
-  return {sweep.exit_code(), sweep.reports()};
+  return {sweep.exit_code(), sweep.reports(), written && written_rows == report.results.size()};
 }
 
 }  // namespace ftb

@@ -41,6 +41,9 @@ RunConfig resolve_config(const RunArgs& args);
 struct SweepOutcome {
   int exit_code = 0;    // 1 when a row failed, 130/143 when SIGINT/SIGTERM stopped it
   bool wrote = false;   // false in a rank that does not write the report, or interrupted before the first row
+  // The folder's table.md and chart specs are the final report's (written
+  // with its last rows), so the views need not write them again.
+  bool outputs_current = false;
 };
 // run_noise: a calibrate file's JSON for the speed-up intervals (Report::run_noise; null = none).
 SweepOutcome run_and_write(const RunConfig& config, const std::string& out, Report& report,

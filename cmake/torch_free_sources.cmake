@@ -28,7 +28,7 @@ set(FTB_REPORT_UPGRADE_SOURCES ${FTB_ROOT}/reports/record/report_upgrade.cpp)
 # ftb_reports also compiles render_paths.cpp, configured from reports/views/render_paths.cpp.in.
 set(FTB_REPORTS_SOURCES
   ${FTB_ROOT}/reports/record/report.cpp ${FTB_ROOT}/reports/record/environment.cpp
-  ${FTB_ROOT}/reports/record/report_values.cpp ${FTB_ROOT}/reports/analysis/report_json.cpp
+  ${FTB_ROOT}/reports/record/report_values.cpp ${FTB_ROOT}/reports/record/run_report.cpp ${FTB_ROOT}/reports/analysis/report_json.cpp
   ${FTB_ROOT}/reports/analysis/parity.cpp ${FTB_ROOT}/reports/analysis/compare.cpp
   ${FTB_ROOT}/reports/analysis/compare_output.cpp ${FTB_ROOT}/reports/analysis/run_differences.cpp
   ${FTB_ROOT}/reports/analysis/profile.cpp ${FTB_ROOT}/reports/analysis/intervals.cpp

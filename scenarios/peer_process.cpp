@@ -153,6 +153,37 @@ LoopResult loop_from_peer(const nlohmann::json& j, int64_t warmup_steps) {
   return loop;
 }
 
+// tools/peer.py's command line: the files in `dir` and the settings this row
+// shares with ftbench's own (device, threads, lr, Adam kernel, warmup, seed).
+std::vector<std::string> peer_argv(const PeerCommand& cmd, const std::string& dir, const torch::Device& device,
+                                   const RunConfig& c, AdamKernel kernel, const PeerVariant& v) {
+  std::vector<std::string> argv = {cmd.python, cmd.script,
+                                   "--model", dir + "/model",
+                                   "--batches", dir + "/batches.safetensors",
+                                   "--out", dir + "/peer.json",
+                                   "--device", device.str(),
+                                   "--threads", std::to_string(at::get_num_threads()),
+                                   "--lr", std::to_string(c.lr),
+                                   "--foreach", kernel == AdamKernel::foreach ? "on" : "off",
+                                   "--warmup-steps", std::to_string(c.warmup_steps),
+                                   "--seed", std::to_string(c.seed)};
+  if (v != PeerVariant::fp32) argv.insert(argv.end(), {"--amp", "fp16"});
+  if (v == PeerVariant::amp_compiled) argv.push_back("--compile");
+  return argv;
+}
+
+// Throws unless the peer ran to a 0 exit; kPeerSkips says it cannot run here.
+void check_peer_finished(const PeerCommand& cmd, const Finished& f) {
+  if (!f.started) throw std::runtime_error("cannot start " + cmd.python + ": " + f.spawn_error);
+  if (f.timed_out) throw std::runtime_error("the peer ran out of time and was stopped");
+  if (WIFSIGNALED(f.status)) throw std::runtime_error("the peer was killed by signal " + std::to_string(WTERMSIG(f.status)));
+  if (WEXITSTATUS(f.status) != 0) {
+    const std::string why = last_line(f.err);
+    throw std::runtime_error((WEXITSTATUS(f.status) == kPeerSkips ? "the peer cannot run here: " : "the peer failed: ") +
+                             (why.empty() ? "exit status " + std::to_string(WEXITSTATUS(f.status)) : why));
+  }
+}
+
 }  // namespace
 
 PeerCommand peer_command() {
@@ -204,27 +235,9 @@ ScenarioResult run_peer(const Workload& w, const RunConfig& c, const ScenarioCon
   save_model_dir(model, dir + "/model");
   write_batches(w, c, dir + "/batches.safetensors");
 
-  std::vector<std::string> argv = {cmd.python, cmd.script,
-                                   "--model", dir + "/model",
-                                   "--batches", dir + "/batches.safetensors",
-                                   "--out", dir + "/peer.json",
-                                   "--device", device.str(),
-                                   "--threads", std::to_string(at::get_num_threads()),
-                                   "--lr", std::to_string(c.lr),
-                                   "--foreach", kernel == AdamKernel::foreach ? "on" : "off",
-                                   "--warmup-steps", std::to_string(c.warmup_steps),
-                                   "--seed", std::to_string(c.seed)};
-  if (v != PeerVariant::fp32) argv.insert(argv.end(), {"--amp", "fp16"});
-  if (v == PeerVariant::amp_compiled) argv.push_back("--compile");
+  const std::vector<std::string> argv = peer_argv(cmd, dir, device, c, kernel, v);
   const Finished f = run_captured(argv, kPeerTimeoutS);
-  if (!f.started) throw std::runtime_error("cannot start " + cmd.python + ": " + f.spawn_error);
-  if (f.timed_out) throw std::runtime_error("the peer ran out of time and was stopped");
-  if (WIFSIGNALED(f.status)) throw std::runtime_error("the peer was killed by signal " + std::to_string(WTERMSIG(f.status)));
-  if (WEXITSTATUS(f.status) != 0) {
-    const std::string why = last_line(f.err);
-    throw std::runtime_error((WEXITSTATUS(f.status) == kPeerSkips ? "the peer cannot run here: " : "the peer failed: ") +
-                             (why.empty() ? "exit status " + std::to_string(WEXITSTATUS(f.status)) : why));
-  }
+  check_peer_finished(cmd, f);
 
   const auto j = nlohmann::json::parse(read_text_file(dir + "/peer.json"));
   auto r = result_from_loop(scenario, loop_from_peer(j, c.warmup_steps), device,

@@ -44,6 +44,13 @@ ScenarioRegistration::ScenarioRegistration(int rank, ScenarioInfo (*make)(), con
   registered_rows().push_back({rank, make, file});
 }
 
+std::vector<RegisteredScenario> scenario_registrations() {
+  std::vector<RegisteredScenario> rows = registered_rows();
+  std::sort(rows.begin(), rows.end(),
+            [](const RegisteredScenario& a, const RegisteredScenario& b) { return a.rank < b.rank; });
+  return rows;
+}
+
 const std::vector<ScenarioInfo>& scenario_registry() {
   static const std::vector<ScenarioInfo> table = table_by_rank(registered_rows());
   return table;

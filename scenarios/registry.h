@@ -36,6 +36,10 @@ struct RegisteredScenario {
   std::string file;
 };
 std::vector<ScenarioInfo> table_by_rank(std::vector<RegisteredScenario> rows);
+// Every registration linked in, by rank (the file is its __FILE__): a test
+// holds it against the registrations the sources hold, so that no list of
+// rows is kept by hand.
+std::vector<RegisteredScenario> scenario_registrations();
 
 // What FTB_REGISTER_SCENARIO defines: `make` is called once, when the table is built.
 struct ScenarioRegistration {

@@ -329,6 +329,56 @@ json to_json(const ScenarioResult& r, bool with_steps) {
   return j;
 }
 
+namespace {
+
+// The "memory" object: the row's peak and its source; the parameter count and
+// the per-phase held bytes when the report has them.
+void read_memory(const JsonFields& f, ScenarioResult& r) {
+  JsonFields memory = f.object("memory");
+  r.peak_bytes = memory.integer("peak_bytes");
+  r.peak_bytes_source = memory.string("source");
+  // Added with ftbench.report/5 (memory measured per phase): optional, older reports lack them.
+  if (memory.has("parameter_count")) r.parameter_count = memory.integer("parameter_count");
+  if (memory.has("phases")) r.memory_phases = held_phases_from_json(memory.object("phases"));
+}
+
+// "repeats" and "samples": the count must match the samples the row holds.
+void read_repeats(const JsonFields& f, ScenarioResult& r) {
+  const int64_t repeats = f.integer("repeats");
+  const json& samples = f.array("samples");
+  if (repeats != static_cast<int64_t>(samples.size())) {
+    throw InputError(f.name("repeats") + ": is " + std::to_string(repeats) + " but samples holds " +
+                     std::to_string(samples.size()));
+  }
+  for (size_t i = 0; i < samples.size(); ++i) r.repeats.push_back(sample_from_json(samples[i], f.name(indexed("samples", i))));
+}
+
+// "technique_settings", when present: each the name of a RowSetting.
+void read_technique_settings(const JsonFields& f, ScenarioResult& r) {
+  if (f.has("technique_settings")) {
+    const json& a = f.array("technique_settings");
+    for (size_t i = 0; i < a.size(); ++i) {
+      const std::string where = f.name(indexed("technique_settings", i));
+      if (!a[i].is_string()) throw InputError(where + ": expected a string, got " + std::string(a[i].type_name()));
+      r.technique_settings.push_back(row_setting_from_string(a[i].get<std::string>(), where));
+    }
+  }
+}
+
+// "stack", when present: an array of strings.
+void read_stack(const JsonFields& f, ScenarioResult& r) {
+  if (f.has("stack")) {
+    const json& a = f.array("stack");
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!a[i].is_string())
+        throw InputError(f.name(indexed("stack", i)) + ": expected a string, got " + std::string(a[i].type_name()));
+      r.stack.push_back(a[i].get<std::string>());
+    }
+  }
+}
+
+}  // namespace
+
 ScenarioResult result_from_json(const json& j, const std::string& path) {
   JsonFields f(j, path);
   ScenarioResult r;
@@ -354,19 +404,8 @@ ScenarioResult result_from_json(const json& j, const std::string& path) {
   r.test_loss = f.object("loss").number("test");
   const json& epochs = f.array("epochs");
   for (size_t i = 0; i < epochs.size(); ++i) r.epochs.push_back(epoch_from_json(epochs[i], f.name(indexed("epochs", i))));
-  JsonFields memory = f.object("memory");
-  r.peak_bytes = memory.integer("peak_bytes");
-  r.peak_bytes_source = memory.string("source");
-  // Added with ftbench.report/5 (memory measured per phase): optional, older reports lack them.
-  if (memory.has("parameter_count")) r.parameter_count = memory.integer("parameter_count");
-  if (memory.has("phases")) r.memory_phases = held_phases_from_json(memory.object("phases"));
-  const int64_t repeats = f.integer("repeats");
-  const json& samples = f.array("samples");
-  if (repeats != static_cast<int64_t>(samples.size())) {
-    throw InputError(f.name("repeats") + ": is " + std::to_string(repeats) + " but samples holds " +
-                     std::to_string(samples.size()));
-  }
-  for (size_t i = 0; i < samples.size(); ++i) r.repeats.push_back(sample_from_json(samples[i], f.name(indexed("samples", i))));
+  read_memory(f, r);
+  read_repeats(f, r);
   JsonFields efficiency = f.object("efficiency");
   r.step_ms_median = efficiency.number("step_ms_median");
   r.warmup_steps = efficiency.integer("warmup_steps");
@@ -385,22 +424,8 @@ ScenarioResult result_from_json(const json& j, const std::string& path) {
   // Added with the distributed scenarios: optional, older reports lack them.
   if (j.contains("threads")) r.threads = static_cast<int>(f.integer("threads"));
   // Required since ftbench.report/4 (the upgrade fills older reports').
-  if (f.has("technique_settings")) {
-    const json& a = f.array("technique_settings");
-    for (size_t i = 0; i < a.size(); ++i) {
-      const std::string where = f.name(indexed("technique_settings", i));
-      if (!a[i].is_string()) throw InputError(where + ": expected a string, got " + std::string(a[i].type_name()));
-      r.technique_settings.push_back(row_setting_from_string(a[i].get<std::string>(), where));
-    }
-  }
-  if (f.has("stack")) {
-    const json& a = f.array("stack");
-    for (size_t i = 0; i < a.size(); ++i) {
-      if (!a[i].is_string())
-        throw InputError(f.name(indexed("stack", i)) + ": expected a string, got " + std::string(a[i].type_name()));
-      r.stack.push_back(a[i].get<std::string>());
-    }
-  }
+  read_technique_settings(f, r);
+  read_stack(f, r);
   if (j.contains("distributed") && !j.at("distributed").is_null()) r.distributed = distributed_from_json(j.at("distributed"), f.name("distributed"));
   if (f.has("steps")) r.steps = steps_from_json(f.array("steps"), f.name("steps"));
   // Added with the phase breakdown: optional, older reports lack it.

@@ -19,7 +19,7 @@
 
 using nlohmann::json;
 using ftb::Metric;
-using ftb::Verdict;
+namespace stats = ftb::stats;
 
 namespace {
 
@@ -95,7 +95,7 @@ TEST_CASE("compare: a machine 20 % faster over four runs a side is faster, its r
     const auto& s = scenario(p, name);
     REQUIRE(s.both_ok());
     for (const auto& m : s.metrics) {
-      CHECK(m.verdict == Verdict::faster);
+      CHECK(m.verdict == stats::Verdict::better);
       CHECK(m.reference_runs == 4);
       CHECK(m.ratio.estimate == doctest::Approx(1.2).epsilon(0.02));
       CHECK(m.ratio.low > 1.1);
@@ -107,7 +107,7 @@ TEST_CASE("compare: a machine 20 % faster over four runs a side is faster, its r
     }
   }
   const auto back = ftb::compare_reports(b, a);
-  CHECK(scenario(back, "baseline").metrics[0].verdict == Verdict::slower);
+  CHECK(scenario(back, "baseline").metrics[0].verdict == stats::Verdict::worse);
   CHECK(back.geomeans[0].ratio.estimate == doctest::Approx(1 / 1.2).epsilon(0.02));
   CHECK(back.geomeans[0].ratio.high < 1);
 }
@@ -118,7 +118,7 @@ TEST_CASE("compare: one run a side cannot tell, however clear its repeats, a noi
   const auto b = one(report({row("baseline", 934, 5)}), "B.json");
   auto p = ftb::compare_reports(a, b);
   const auto& m = scenario(p, "baseline").metrics[0];
-  CHECK(m.verdict == Verdict::cannot_tell);
+  CHECK(m.verdict == stats::Verdict::insufficient);
   CHECK(m.ratio.estimate == doctest::Approx(934.0 / 1117).epsilon(0.01));
   CHECK(m.ratio.low == m.ratio.high);  // no interval
   CHECK(std::isnan(m.ratio.coverage));
@@ -138,19 +138,19 @@ TEST_CASE("compare: one run a side cannot tell, however clear its repeats, a noi
   noise.scenarios["baseline"][Metric::train_samples_per_s] = e;
   noise.scenarios["baseline"][Metric::steady_samples_per_s] = e;
   p = ftb::compare_reports(a, b, ftb::CompareRule{}, &noise);
-  CHECK(scenario(p, "baseline").metrics[0].verdict == Verdict::cannot_tell);
+  CHECK(scenario(p, "baseline").metrics[0].verdict == stats::Verdict::cannot_tell);
   CHECK(scenario(p, "baseline").metrics[0].why == ftb::CannotTell::interval_too_wide);
   CHECK(scenario(p, "baseline").metrics[0].levels.basis == ftb::stats::NoiseBasis::noise_file);
   noise.scenarios["baseline"][Metric::train_samples_per_s].run_cv = 0.02;
   p = ftb::compare_reports(a, b, ftb::CompareRule{}, &noise);
-  CHECK(scenario(p, "baseline").metrics[0].verdict == Verdict::slower);
+  CHECK(scenario(p, "baseline").metrics[0].verdict == stats::Verdict::worse);
 }
 
 TEST_CASE("compare: several runs against one cannot tell without a noise file: the one run's noise is unknown") {
   const auto a = runs("a", {{"baseline", 100}}, kLuck);
   const auto b = one(report({row("baseline", 80, 5)}), "B.json");
   auto p = ftb::compare_reports(a, b);
-  CHECK(scenario(p, "baseline").metrics[0].verdict == Verdict::cannot_tell);
+  CHECK(scenario(p, "baseline").metrics[0].verdict == stats::Verdict::insufficient);
   CHECK(scenario(p, "baseline").metrics[0].levels.basis == ftb::stats::NoiseBasis::none);
   CHECK(p.geomeans[0].note.find("a side of one run") == 0);
   ftb::NoiseFile noise;
@@ -159,7 +159,7 @@ TEST_CASE("compare: several runs against one cannot tell without a noise file: t
   e.run_df = 7;
   noise.scenarios["baseline"][Metric::train_samples_per_s] = e;
   p = ftb::compare_reports(a, b, ftb::CompareRule{}, &noise);
-  CHECK(scenario(p, "baseline").metrics[0].verdict == Verdict::slower);
+  CHECK(scenario(p, "baseline").metrics[0].verdict == stats::Verdict::worse);
   CHECK(scenario(p, "baseline").metrics[0].levels.basis == ftb::stats::NoiseBasis::runs_and_noise_file);
 }
 
@@ -211,7 +211,7 @@ TEST_CASE("compare: an A/A set of four runs a side never cries wolf, and cannot 
   const auto p = ftb::compare_reports(a, b);
   for (const auto& s : p.scenarios)
     for (const auto& m : s.metrics) {
-      CHECK(m.verdict == Verdict::cannot_tell);
+      CHECK(m.verdict == stats::Verdict::cannot_tell);
       CHECK(m.why == ftb::CannotTell::interval_too_wide);
       CHECK(m.resolution.reachable);
       CHECK(m.resolution.more_a + m.resolution.more_b > 0);
@@ -219,7 +219,7 @@ TEST_CASE("compare: an A/A set of four runs a side never cries wolf, and cannot 
     }
   CHECK(p.geomeans[0].ratio.low < 1.0);
   CHECK(p.geomeans[0].ratio.high > 1.0);
-  CHECK(p.geomeans[0].verdict == Verdict::cannot_tell);
+  CHECK(p.geomeans[0].verdict == stats::Verdict::cannot_tell);
   const std::string md = ftb::compare_markdown({p}, ftb::CompareRule{}, false);
   CHECK(line_with(md, "| row0 ").find("cannot tell (wide)") != std::string::npos);
   CHECK(md.find("Cannot tell (wide): the 95 % interval still includes changes beyond 2 %") != std::string::npos);
@@ -239,13 +239,13 @@ TEST_CASE("compare: with 20 runs a side a true zero change is the same within no
   };
   const auto a = runs("a", {{"baseline", 100}}, luck(20));
   const auto same = ftb::compare_reports(a, runs("b", {{"baseline", 100}}, luck(20)));
-  CHECK(scenario(same, "baseline").metrics[0].verdict == Verdict::same);
+  CHECK(scenario(same, "baseline").metrics[0].verdict == stats::Verdict::same);
   CHECK(scenario(same, "baseline").metrics[0].ratio.low > 0.98);
   CHECK(scenario(same, "baseline").metrics[0].ratio.high < 1.02);
-  CHECK(same.geomeans[0].verdict == Verdict::same);
+  CHECK(same.geomeans[0].verdict == stats::Verdict::same);
   const auto slower = ftb::compare_reports(a, runs("b", {{"baseline", 90}}, luck(20)));
-  CHECK(scenario(slower, "baseline").metrics[0].verdict == Verdict::slower);
-  CHECK(slower.geomeans[0].verdict == Verdict::slower);
+  CHECK(scenario(slower, "baseline").metrics[0].verdict == stats::Verdict::worse);
+  CHECK(slower.geomeans[0].verdict == stats::Verdict::worse);
 }
 
 TEST_CASE("compare: a significant change below the 2 % minimum effect is the same within noise") {
@@ -255,7 +255,7 @@ TEST_CASE("compare: a significant change below the 2 % minimum effect is the sam
   const auto p = ftb::compare_reports(a, b);
   const auto& m = scenario(p, "baseline").metrics[0];
   CHECK(m.ratio.low > 1.0);
-  CHECK(m.verdict == Verdict::same);
+  CHECK(m.verdict == stats::Verdict::same);
 }
 
 TEST_CASE("compare: steady-state samples a v1 report never recorded are 'not recorded', not a ratio") {
@@ -263,7 +263,7 @@ TEST_CASE("compare: steady-state samples a v1 report never recorded are 'not rec
   for (auto& s : a.results[0].repeats) s.steady_samples_per_s = 0;  // read from a v1 report
   const auto b = report({row("baseline", 100, 3)});
   const auto p = ftb::compare_reports(one(a, "A.json"), one(b, "B.json"));
-  CHECK(scenario(p, "baseline").metrics[1].verdict == Verdict::not_recorded);
+  CHECK(scenario(p, "baseline").metrics[1].verdict == std::nullopt);
   CHECK(p.geomeans[1].scenarios.empty());
   CHECK(std::isnan(p.geomeans[1].ratio.estimate));
   CHECK_FALSE(p.geomeans[1].note.empty());

@@ -3,6 +3,7 @@
 #include "core/base/files.h"
 #include "reports/analysis/history.h"
 #include "reports/analysis/regress.h"
+#include "reports/analysis/run_differences.h"
 #include "reports/analysis/trend.h"
 #include "tests/history_fixtures.h"
 #include "tests/profile_fixtures.h"
@@ -147,7 +148,10 @@ TEST_CASE("history schema 2: each run's environment and data hash stored, a vers
     HistoryStore store(db, HistoryStore::Open::create);
     const auto added = store.add(j, "r0.json");
     CHECK(added.run.facts.environment.cpu_model() == "Test CPU");
-    store.add(fake_report_json(run_at(1, {100})), "r1.json");
+    json r1 = fake_report_json(run_at(1, {100}));
+    r1["config"]["workload"]["data_hash"] = "0123456789abcdef";
+    store.add(r1, "r1.json");
+    store.add(fake_report_json(run_at(2, {100})), "r2.json");  // an older ftbench: no data hash
   }
   // Made a version 1 file again: the columns dropped, the version set back.
   sqlite3* raw = nullptr;
@@ -157,15 +161,17 @@ TEST_CASE("history schema 2: each run's environment and data hash stored, a vers
                        nullptr, nullptr, nullptr) == SQLITE_OK);
   sqlite3_close(raw);
   HistoryStore store(db, HistoryStore::Open::existing);
-  CHECK(store.schema_version() == 2);
+  CHECK(store.schema_version() == kHistorySchemaVersion);
   const auto series = store.series("baseline");
-  REQUIRE(series.size() == 2);
+  REQUIRE(series.size() == 3);
   CHECK(series[0].run.facts.environment.cpu_model() == "Test CPU");
   CHECK(series[0].run.facts.environment.git_commit() == "c0");
   CHECK(series[0].run.facts.data_hash == "0123456789abcdef");
-  CHECK(series[1].run.facts.data_hash.is_null());  // not recorded, not ""
-  // Tonight's several runs left out of the window at once.
-  const RunKey key = run_key(fake_report(run_at(0, {100})), "r0.json");
+  CHECK(series[2].run.facts.data_hash.is_null());  // not recorded, not ""
+  // Tonight's several runs left out of the window at once (the two runs
+  // with the data's hash are one series; the older one, known by its data
+  // path only, is another: run_differences.h's key table).
+  const RunKey key = run_key(report_from_json(j, "r0.json"), "r0.json");
   CHECK(store.window(key, "baseline", 20, std::vector<std::string>{series[0].run.report_hash}).size() == 1);
   CHECK(store.window(key, "baseline", 20, std::vector<std::string>{series[0].run.report_hash, series[1].run.report_hash})
             .empty());
@@ -206,4 +212,34 @@ TEST_CASE("history show: the operators that grew at a change point, from profile
   const std::string md = trend_markdown("baseline", Metric::train_samples_per_s, trend.at(0).points);
   CHECK(md.find("\n  - operators that grew, profiles of n5.json and n8.json") != std::string::npos);
   CHECK(md.find("\n    - operator aten::addmm (matmul): 40.0 -> 70.0 ms") != std::string::npos);
+}
+
+TEST_CASE("one rule for the same configuration: the same data at two paths is one series and comparable, "
+          "other data at one path two series and refused") {
+  // run_differences.h's key table, read by compare (check_configs) and
+  // history (config_hash): fails where either keeps its own rule (history
+  // hashing the path, compare the device index).
+  const auto at = [](int night, const std::string& path, const std::string& hash, const std::string& device) {
+    json j = fake_report_json(run_at(night, {100, 101}));
+    j["config"]["data"] = path;
+    j["config"]["device"] = device;
+    j["config"]["workload"]["data_source"] = path;
+    j["config"]["workload"]["data_hash"] = hash;
+    return j;
+  };
+  const json first = at(0, "/data/imdb", "aaaa", "cuda:0");
+  const json moved = at(1, "/mnt/copy/imdb", "aaaa", "cuda:1");
+  const json other = at(2, "/data/imdb", "bbbb", "cuda:0");
+  CHECK(check_configs(first["config"], moved["config"]).comparable());
+  const ConfigCheck refused = check_configs(first["config"], other["config"]);
+  REQUIRE(refused.differences.size() == 1);
+  CHECK(refused.differences[0].key == "workload.data_hash");
+
+  TempDir dir("ftb_history");
+  HistoryStore store(dir.path() + "/h.db", HistoryStore::Open::create);
+  for (const json* j : {&first, &moved, &other}) store.add(*j, "r.json");
+  const RunKey key = run_key(report_from_json(first, "r0.json"), "r0.json");
+  CHECK(key.config_hash == run_key(report_from_json(moved, "r1.json"), "r1.json").config_hash);
+  CHECK(key.config_hash != run_key(report_from_json(other, "r2.json"), "r2.json").config_hash);
+  CHECK(store.window(key, "baseline", 20, std::vector<std::string>{}).size() == 2);
 }

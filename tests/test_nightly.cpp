@@ -51,7 +51,7 @@ struct World {
 
 bool any_regressed(const std::vector<NightVerdict>& v) {
   for (const auto& x : v)
-    if (x.outcome == NightOutcome::regressed) return true;
+    if (x.outcome == Verdict::worse) return true;
   return false;
 }
 
@@ -89,8 +89,8 @@ TEST_CASE("nightly gate: a 15 % slowdown of one scenario is caught in >= 90 % of
   const int trials = 1000;
   for (int t = 0; t < trials; ++t) {
     const auto v = judge_nights(w.series(zero, 8, zero, slow));
-    caught += v[3].outcome == NightOutcome::regressed;
-    for (int i = 0; i < 10; ++i) wrong += i != 3 && v[i].outcome == NightOutcome::regressed;
+    caught += v[3].outcome == Verdict::worse;
+    for (int i = 0; i < 10; ++i) wrong += i != 3 && v[i].outcome == Verdict::worse;
   }
   INFO("caught " << caught << " of " << trials << ", other scenarios flagged " << wrong);
   CHECK(caught >= trials * 9 / 10);
@@ -108,7 +108,7 @@ TEST_CASE("nightly gate: after an accepted step, the nights that follow do not f
     const int trials = 500;
     for (int t = 0; t < trials; ++t) {
       const auto v = judge_nights(w.series(zero, w.history - since, slow, slow));
-      alarms += v[3].outcome == NightOutcome::regressed;
+      alarms += v[3].outcome == Verdict::worse;
       for (const auto& c : v[3].steps) reported += c.index == w.history - since;
     }
     INFO(since << " night(s) after the step: " << alarms << " alarms, step reported in " << reported);
@@ -149,15 +149,15 @@ TEST_CASE("nightly gate: too little history is insufficient, and a lower-is-bett
   s[0].nights = {{10, 10.1}, {10, 9.9}};
   s[0].tonight = {20, 20};
   auto v = judge_nights(s);
-  CHECK(v[0].outcome == NightOutcome::insufficient);
+  CHECK(v[0].outcome == Verdict::insufficient);
   CHECK(v[0].note.find("insufficient history: 2 night(s)") != std::string::npos);
   s[0].nights = {{10, 10.1, 9.9}, {10, 9.9, 10.1}, {10.05, 9.95, 10}, {10, 10.02, 9.98}};
   s[0].direction = Direction::lower_is_better;
   v = judge_nights(s);
-  CHECK(v[0].outcome == NightOutcome::regressed);
+  CHECK(v[0].outcome == Verdict::worse);
   CHECK(v[0].change == doctest::Approx(1).epsilon(0.02));
   s[0].tonight = {5, 5.01, 4.99};
-  CHECK(judge_nights(s)[0].outcome == NightOutcome::improved);
+  CHECK(judge_nights(s)[0].outcome == Verdict::better);
 }
 
 TEST_CASE("detection_curve (ftbench power): rises with the slowdown, false alarms at 0 stay near the family rate") {
@@ -185,11 +185,11 @@ TEST_CASE("nightly gate: a new level that began last night counts only if last n
   std::vector<NightSeries> s(1);
   for (int n = 0; n < 8; ++n) s[0].nights.push_back(night(1.0));
   s[0].tonight = night(0.92);
-  CHECK(judge_nights(s, rule)[0].outcome == NightOutcome::same);  // last night, when it ran
+  CHECK(judge_nights(s, rule)[0].outcome == Verdict::same);  // last night, when it ran
   s[0].nights.push_back(s[0].tonight);
   s[0].tonight = night(0.88);
   const auto v = judge_nights(s, rule)[0];
-  CHECK(v.outcome == NightOutcome::regressed);
+  CHECK(v.outcome == Verdict::worse);
   CHECK(v.reference_nights == 8);
   CHECK(v.change == doctest::Approx(-0.12).epsilon(0.05));
   CHECK(v.steps.empty());  // not a step the history shows: it is tonight's
@@ -205,12 +205,12 @@ TEST_CASE("nightly gate: a history night with a zero is left out with a note, th
   s[0].nights[11] = {};  // a night without repeats
   s[0].tonight = night(0.8);
   const auto v = judge_nights(s)[0];
-  CHECK(v.outcome == NightOutcome::regressed);
+  CHECK(v.outcome == Verdict::worse);
   CHECK(v.history_nights == 20);
   CHECK(v.left_out == std::vector<int>{6, 11});
   CHECK(v.note.find("left out history night(s) 7, 12 of 20") != std::string::npos);
   s[0].tonight = night(1.0);
-  CHECK(judge_nights(s)[0].outcome == NightOutcome::same);
+  CHECK(judge_nights(s)[0].outcome == Verdict::same);
 }
 
 TEST_CASE("nightly: tonight from several runs is the mean of their levels, with a run's variance over their number") {
@@ -266,14 +266,14 @@ std::vector<int> aa_outcomes(int history, double between, double within, int tri
 // Issue 36 (a): "same" must mean the change's interval rules out every change
 // beyond the minimum effect (3 %), not that the test failed to see one.
 TEST_CASE("nightly: too short or too noisy a history to rule out a 3 % change is cannot tell, naming what settles it") {
-  const auto same = static_cast<size_t>(NightOutcome::same), cannot = static_cast<size_t>(NightOutcome::cannot_tell);
+  const auto same = static_cast<size_t>(Verdict::same), cannot = static_cast<size_t>(Verdict::cannot_tell);
   // Too short: 3 nights at 2 % between-night and 3 % within-run noise.
   NightVerdict v;
   auto c = aa_outcomes(3, 0.02, 0.03, 200, 361, &v);
   MESSAGE("3 nights, 2 % between: same " << c[same] << ", cannot tell " << c[cannot] << " of 200");
   CHECK(c[cannot] >= 195);
-  CHECK(c[static_cast<size_t>(NightOutcome::regressed)] == 0);
-  CHECK(v.outcome == NightOutcome::cannot_tell);
+  CHECK(c[static_cast<size_t>(Verdict::worse)] == 0);
+  CHECK(v.outcome == Verdict::cannot_tell);
   CHECK(v.low < -0.03);
   CHECK(v.high > 0.03);
   CHECK(cannot_tell_text(v, NightlyRule{}).find("still includes changes beyond +-3 %") != std::string::npos);
@@ -288,7 +288,7 @@ TEST_CASE("nightly: too short or too noisy a history to rule out a 3 % change is
   CHECK(c[cannot] >= 190);
   int near = 0, few = 0;
   for (const auto& x : all)
-    if (x.outcome == NightOutcome::cannot_tell && std::abs(x.change) < 0.01) {
+    if (x.outcome == Verdict::cannot_tell && std::abs(x.change) < 0.01) {
       ++near;
       few += x.more_runs >= 1 && x.more_runs <= 20;
       if (x.more_runs > 0) CHECK(cannot_tell_text(x, NightlyRule{}).find(" more run") != std::string::npos);
@@ -322,15 +322,15 @@ TEST_CASE("nightly: with a calibrated minimum detectable change, same rules out 
     const auto plain = judge_nights(s)[0];
     s[0].same_within = 0.12;  // the committed aa-cpu calibration's order of magnitude
     const auto calibrated = judge_nights(s)[0];
-    same_3 += plain.outcome == NightOutcome::same;
-    same_mdc += calibrated.outcome == NightOutcome::same;
-    cannot_mdc += calibrated.outcome == NightOutcome::cannot_tell;
+    same_3 += plain.outcome == Verdict::same;
+    same_mdc += calibrated.outcome == Verdict::same;
+    cannot_mdc += calibrated.outcome == Verdict::cannot_tell;
     CHECK(calibrated.p_worse == doctest::Approx(plain.p_worse));  // the test is the same; only "same" moves
-    if (calibrated.outcome == NightOutcome::same) {
+    if (calibrated.outcome == Verdict::same) {
       CHECK(calibrated.low > -0.12);
       CHECK(calibrated.high < 0.12);
     }
-    if (calibrated.outcome == NightOutcome::cannot_tell)
+    if (calibrated.outcome == Verdict::cannot_tell)
       CHECK(cannot_tell_text(calibrated, NightlyRule{}).find("beyond +-12 %") != std::string::npos);
   }
   MESSAGE("8 nights at 2 %/3 %, no change: same " << same_3 << " of 200 against 3 %, " << same_mdc
@@ -362,13 +362,13 @@ TEST_CASE("nightly: the runs a cannot tell names do settle it, if the estimate h
   for (int n = 0; n < 12; ++n) s[0].nights.push_back(night(0.015));
   s[0].tonight = s[0].nights.back();  // tonight exactly as the last night
   const auto v = judge_nights(s)[0];
-  REQUIRE(v.outcome == NightOutcome::cannot_tell);
+  REQUIRE(v.outcome == Verdict::cannot_tell);
   REQUIRE(v.more_runs > 0);
   // The named runs, each exactly at tonight's level (the estimate holds): same.
   for (int k = 0; k < v.more_runs; ++k) s[0].reruns.push_back(s[0].tonight);
   const auto settled = judge_nights(s)[0];
   CHECK(settled.tonight_runs == 1 + v.more_runs);
-  CHECK(settled.outcome == NightOutcome::same);
+  CHECK(settled.outcome == Verdict::same);
 }
 
 // Issue 36 (d): one outlying night (-40 %) in a series' history is left out of
@@ -385,7 +385,7 @@ TEST_CASE("nightly: one outlying history night is left out of its series, named,
     auto s = w.series(zero, 8, zero, slow);
     for (double& x : s[2].nights[4]) x *= 0.6;  // the slowed scenario's own outlying night
     const auto v = judge_nights(s);
-    caught += v[2].outcome == NightOutcome::regressed;
+    caught += v[2].outcome == Verdict::worse;
     named += v[2].outlying_night == 4;
     own += v[2].own_spread;
   }

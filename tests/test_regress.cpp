@@ -57,14 +57,14 @@ TEST_CASE("regress vs history: the window is the machine's same preset and confi
   const json slow = fake_report_json(run_at(40, {85, 86, 84, 85.5, 84.5}));
   const RegressSummary s = regress_vs_history(store, db, slow, "tonight.json", o);
   const auto& t = row(s, "baseline", Metric::train_samples_per_s);
-  CHECK(t.outcome == Outcome::regressed);
+  CHECK(t.outcome == stats::Verdict::worse);
   CHECK(t.gating);
   CHECK(t.reference_runs == 20);
   CHECK(t.reference_n == 100);
   CHECK(t.change == doctest::Approx(-0.15).epsilon(0.05));
   CHECK(s.regressed());
   // Accuracy and memory did not move and are not gating by default.
-  CHECK(row(s, "baseline", Metric::test_acc).outcome == Outcome::same);
+  CHECK(row(s, "baseline", Metric::test_acc).outcome == stats::Verdict::same);
   CHECK_FALSE(row(s, "baseline", Metric::peak_bytes).gating);
   const std::string md = regress_markdown(s);
   CHECK(md.find("**REGRESSED**") != std::string::npos);
@@ -76,7 +76,7 @@ TEST_CASE("regress vs history: the window is the machine's same preset and confi
   const json same = fake_report_json(run_at(41, night(rng, 0, 5, 0.02)));
   store.add(same, "same.json");
   const RegressSummary s2 = regress_vs_history(store, db, same, "same.json", o);
-  CHECK(row(s2, "baseline", Metric::train_samples_per_s).outcome == Outcome::same);
+  CHECK(row(s2, "baseline", Metric::train_samples_per_s).outcome == stats::Verdict::same);
   CHECK(row(s2, "baseline", Metric::train_samples_per_s).reference_runs == 20);
   CHECK_FALSE(s2.regressed());
   CHECK(regress_markdown(s2).find("**Result: no regression.**") != std::string::npos);
@@ -86,13 +86,13 @@ TEST_CASE("regress vs history: the window is the machine's same preset and confi
   dumb.test_acc = 0.80;
   o.fail_on = {Gate::throughput, Gate::accuracy, Gate::memory};
   const RegressSummary s3 = regress_vs_history(store, db, fake_report_json(dumb), "dumb.json", o);
-  CHECK(row(s3, "baseline", Metric::test_acc).outcome == Outcome::regressed);
+  CHECK(row(s3, "baseline", Metric::test_acc).outcome == stats::Verdict::worse);
   CHECK(s3.regressed());
   // Memory growth beyond the 3 % minimum effect.
   FakeRun fat = run_at(43, night(rng, 0, 5, 0.02));
   fat.peak_bytes = 110 << 20;
   const RegressSummary s4 = regress_vs_history(store, db, fake_report_json(fat), "fat.json", o);
-  CHECK(row(s4, "baseline", Metric::peak_bytes).outcome == Outcome::regressed);
+  CHECK(row(s4, "baseline", Metric::peak_bytes).outcome == stats::Verdict::worse);
   CHECK(row(s4, "baseline", Metric::peak_bytes).change == doctest::Approx(0.1));
 }
 
@@ -103,14 +103,14 @@ TEST_CASE("regress vs history: an empty window is insufficient history, another 
   const json tonight = fake_report_json(run_at(10, {90, 91, 89, 90, 90}));
   RegressOptions o;
   RegressSummary s = regress_vs_history(store, db, tonight, "tonight.json", o);
-  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::insufficient);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == stats::Verdict::insufficient);
   CHECK_FALSE(s.regressed());
   CHECK(regress_markdown(s).find("insufficient history") != std::string::npos);
   // Two runs: still fewer than min_runs (3).
   store.add(fake_report_json(run_at(0, {100, 101, 99, 100, 100})), "r0.json");
   store.add(fake_report_json(run_at(1, {100, 101, 99, 100, 100})), "r1.json");
   s = regress_vs_history(store, db, tonight, "tonight.json", o);
-  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::insufficient);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == stats::Verdict::insufficient);
   CHECK(row(s, "baseline", Metric::train_samples_per_s).note.find("2 night(s) of this series, 3 needed") !=
         std::string::npos);
 
@@ -125,7 +125,7 @@ TEST_CASE("regress vs history: an empty window is insufficient history, another 
   CHECK(e.find("lr: 0.001 -> 0.01") != std::string::npos);
   // Another machine with no history at all: insufficient, not an error.
   s = regress_vs_history(store, db, fake_report_json(run_at(12, {90}, "new-box")), "new.json", o);
-  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::insufficient);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == stats::Verdict::insufficient);
 }
 
 TEST_CASE("regress vs baseline runs: one run a side cannot tell, several runs or a noise file can") {
@@ -134,7 +134,7 @@ TEST_CASE("regress vs baseline runs: one run a side cannot tell, several runs or
   const json slow5 = fake_report_json(run_at(1, {80, 81, 79, 80.5, 79.5}));
   // One baseline run: its repeats share one process's luck; no verdict however clear they look.
   RegressSummary s = regress_vs_baseline({{base5, "base.json"}}, slow5, "now.json", o);
-  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::insufficient);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == stats::Verdict::insufficient);
   CHECK(row(s, "baseline", Metric::train_samples_per_s).note.find("cannot tell from one run a side") == 0);
   // The views read why it is open from a field, never from the note: the
   // markdown's "cannot tell" follows `why`.
@@ -147,7 +147,7 @@ TEST_CASE("regress vs baseline runs: one run a side cannot tell, several runs or
                                           {fake_report_json(run_at(2, {99, 100, 98})), "b3.json"}};
   s = regress_vs_baseline(three, slow5, "now.json", o);
   const auto& t = row(s, "baseline", Metric::train_samples_per_s);
-  CHECK(t.outcome == Outcome::regressed);
+  CHECK(t.outcome == stats::Verdict::worse);
   CHECK(t.reference_runs == 3);
   CHECK(t.df == 2);
   CHECK(t.p < 0.005);
@@ -157,7 +157,7 @@ TEST_CASE("regress vs baseline runs: one run a side cannot tell, several runs or
   // +-5 %) still includes a 3 % change either way: cannot tell, not "same"
   // (issue 36), and not a failure.
   s = regress_vs_baseline(three, fake_report_json(run_at(3, {99, 100, 98})), "now.json", o);
-  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::cannot_tell);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == stats::Verdict::cannot_tell);
   CHECK(row(s, "baseline", Metric::train_samples_per_s).note.find("cannot tell: the 95 % interval") == 0);
   CHECK(row(s, "baseline", Metric::train_samples_per_s).note.find("would settle it") != std::string::npos);
   CHECK(row(s, "baseline", Metric::train_samples_per_s).why == stats::CannotTell::interval_too_wide);
@@ -178,12 +178,12 @@ TEST_CASE("regress vs baseline runs: one run a side cannot tell, several runs or
   o.noise = &noise;
   s = regress_vs_baseline({{fake_report_json(run_at(0, {100})), "base.json"}}, fake_report_json(run_at(1, {85})),
                           "now.json", o);
-  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::regressed);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == stats::Verdict::worse);
   CHECK(row(s, "baseline", Metric::train_samples_per_s).note == "t-test over runs, noise from noise file");
   // -1 %: a 2 % noise with one run a side leaves +-6 % open: cannot tell (issue 36; was "same").
   s = regress_vs_baseline({{fake_report_json(run_at(0, {100})), "base.json"}}, fake_report_json(run_at(1, {99})),
                           "now.json", o);
-  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == Outcome::cannot_tell);
+  CHECK(row(s, "baseline", Metric::train_samples_per_s).outcome == stats::Verdict::cannot_tell);
   // A noise file of another config is refused, naming it.
   noise.key.config_hash = "0000000000000000";
   o.noise_path = "noise.json";
@@ -290,7 +290,7 @@ TEST_CASE("what changed: a changed CPU is the first suspect regress and history 
   const json first = night_on(20, 25, night(rng, 0.3, 5, 0.01)), rerun = night_on(21, 25, night(rng, 0.3, 5, 0.01));
   const RegressSummary s = regress_vs_history(store, db, {{first, "tonight.json"}, {rerun, "rerun.json"}}, o);
   const auto& t = row(s, "baseline", Metric::train_samples_per_s);
-  REQUIRE(t.outcome == Outcome::regressed);
+  REQUIRE(t.outcome == stats::Verdict::worse);
   CHECK(t.current_runs == 2);
   CHECK(t.current_n == 10);
   CHECK(t.reference_index.size() == 8);
@@ -325,7 +325,7 @@ TEST_CASE("what changed: a changed CPU is the first suspect regress and history 
   const RegressSummary b = regress_vs_baseline({{old_night, "old.json"}, {fake_report_json(run_at(1, {100, 99, 101})), "old2.json"}},
                                                {{night_on(2, 25, {70, 71, 69}), "new.json"}}, o);
   const auto& bt = row(b, "baseline", Metric::train_samples_per_s);
-  REQUIRE(bt.outcome == Outcome::regressed);
+  REQUIRE(bt.outcome == stats::Verdict::worse);
   CHECK(bt.what_changed.suspects.size() == 1);  // the commit alone
   CHECK(bt.what_changed.suspects.at(0).key == "git_commit");
   CHECK(std::find(bt.what_changed.not_recorded.begin(), bt.what_changed.not_recorded.end(), "cpu.family") !=
@@ -345,7 +345,7 @@ TEST_CASE("what changed: with profiles on both sides, regress names the operator
   RegressOptions o;
   const RegressSummary s = regress_vs_baseline({{b1, "b1.json"}, {b2, "b2.json"}}, {{now, "now.json"}}, o);
   const auto& t = row(s, "baseline", Metric::train_samples_per_s);
-  REQUIRE(t.outcome == Outcome::regressed);
+  REQUIRE(t.outcome == stats::Verdict::worse);
   std::vector<const Suspect*> ops;
   for (const auto& x : t.what_changed.suspects)
     if (x.kind == SuspectKind::operator_time) ops.push_back(&x);
@@ -438,7 +438,7 @@ TEST_CASE("regress JSON: no interval without spread, df never a string") {
   RegressSummary s;
   MetricVerdict v;
   v.scenario = "baseline";
-  v.outcome = Outcome::same;
+  v.outcome = stats::Verdict::same;
   v.change = -0.3, v.se = 0, v.df = 3, v.p = 1;
   s.rows.push_back(v);
   v.se = 0.01, v.df = std::numeric_limits<double>::infinity(), v.p = 0.001;
@@ -465,7 +465,7 @@ TEST_CASE("what changed: no operator named where the profiled steps do not show 
   now["results"][0]["profile"] = to_json(addmm_profile(1));
   const RegressSummary s = regress_vs_baseline({{b1, "b1.json"}, {b2, "b2.json"}}, {{now, "now.json"}}, RegressOptions{});
   const auto& t = row(s, "baseline", Metric::train_samples_per_s);
-  REQUIRE(t.outcome == Outcome::regressed);
+  REQUIRE(t.outcome == stats::Verdict::worse);
   for (const auto& x : t.what_changed.suspects) CHECK(x.kind == SuspectKind::environment);
   CHECK(t.what_changed.profiles.find("profiles of b2.json and now.json: the profiled steps do not show the slowdown "
                                      "(100.0 -> 101.0 ms") == 0);
@@ -507,7 +507,7 @@ TEST_CASE("what changed: profiles of different summary versions are not comparab
   now["results"][0]["profile"] = to_json(addmm_profile(30));
   const RegressSummary s = regress_vs_baseline({{b1, "b1.json"}, {b2, "b2.json"}}, {{now, "now.json"}}, RegressOptions{});
   const auto& t = row(s, "baseline", Metric::train_samples_per_s);
-  REQUIRE(t.outcome == Outcome::regressed);
+  REQUIRE(t.outcome == stats::Verdict::worse);
   for (const auto& x : t.what_changed.suspects) CHECK(x.kind == SuspectKind::environment);
   CHECK(t.what_changed.profiles.find("profiles of b2.json and now.json: the profiles are not comparable") == 0);
 }
@@ -541,11 +541,11 @@ BaselineTrials simulate_vs_baseline(int base_runs, int tonight_runs, double chan
     for (int k = 0; k < tonight_runs; ++k)
       tonight.push_back({simulated_run(rng, base_runs, std::log1p(change), between), "t" + std::to_string(k)});
     const auto& v = row(regress_vs_baseline(base, tonight, RegressOptions{}), "baseline", Metric::train_samples_per_s);
-    r.regressed += v.outcome == Outcome::regressed;
-    r.improved += v.outcome == Outcome::improved;
-    r.same += v.outcome == Outcome::same;
-    r.cannot_tell += v.outcome == Outcome::cannot_tell;
-    r.settled += v.outcome == Outcome::cannot_tell && v.note.find("would settle it") != std::string::npos;
+    r.regressed += v.outcome == stats::Verdict::worse;
+    r.improved += v.outcome == stats::Verdict::better;
+    r.same += v.outcome == stats::Verdict::same;
+    r.cannot_tell += v.outcome == stats::Verdict::cannot_tell;
+    r.settled += v.outcome == stats::Verdict::cannot_tell && v.note.find("would settle it") != std::string::npos;
     ++r.trials;
   }
   MESSAGE(base_runs << " baseline runs, " << tonight_runs << " tonight, true change " << 100 * change

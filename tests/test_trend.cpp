@@ -28,14 +28,14 @@ TEST_CASE("trend: each run judged against the runs before it, the chart marks th
   CHECK(trend[0].scenario == "baseline");
   const auto& points = trend[0].points;
   REQUIRE(points.size() == 9);
-  CHECK(points[0].verdict.outcome == Outcome::insufficient);
-  CHECK(points[2].verdict.outcome == Outcome::insufficient);  // 2 runs before it
+  CHECK(points[0].verdict.outcome == stats::Verdict::insufficient);
+  CHECK(points[2].verdict.outcome == stats::Verdict::insufficient);  // 2 runs before it
   // 3 to 7 nights of 2 % noise a repeat: no change called; the interval of
   // the shortest histories cannot rule out 3 % (issue 36): cannot tell.
   for (int k = 3; k < 8; ++k)
-    CHECK((points[k].verdict.outcome == Outcome::same || points[k].verdict.outcome == Outcome::cannot_tell));
-  CHECK(points[3].verdict.outcome == Outcome::cannot_tell);
-  CHECK(points[8].verdict.outcome == Outcome::regressed);
+    CHECK((points[k].verdict.outcome == stats::Verdict::same || points[k].verdict.outcome == stats::Verdict::cannot_tell));
+  CHECK(points[3].verdict.outcome == stats::Verdict::cannot_tell);
+  CHECK(points[8].verdict.outcome == stats::Verdict::worse);
   CHECK(points[8].median.n == 5);
   CHECK(points[8].median.low < points[8].median.estimate);
   CHECK(points[8].median.coverage == doctest::Approx(0.9375));  // [min, max] of 5
@@ -70,10 +70,10 @@ TEST_CASE("trend: a step over several nights is a change point with its commit r
   const auto points = trends(store, {"baseline"}, Metric::train_samples_per_s, TrendOptions{}).at(0).points;
   CHECK(points[8].change_point);
   CHECK(points[8].step == doctest::Approx(-0.2).epsilon(0.1));
-  CHECK(points[8].verdict.outcome == Outcome::regressed);
+  CHECK(points[8].verdict.outcome == stats::Verdict::worse);
   for (int k = 9; k < 12; ++k) {  // judged against the new level: no call (1 to 3 nights of it: cannot tell)
-    CHECK(points[k].verdict.outcome != Outcome::regressed);
-    CHECK(points[k].verdict.outcome != Outcome::improved);
+    CHECK(points[k].verdict.outcome != stats::Verdict::worse);
+    CHECK(points[k].verdict.outcome != stats::Verdict::better);
     CHECK(points[k].verdict.level_runs == k - 8);
   }
   const std::string md = trend_markdown("baseline", Metric::train_samples_per_s, points);
@@ -131,7 +131,7 @@ TEST_CASE("trend: history show's marks are regress's verdicts, night by night, o
       store.add(tonight, "night.json");
     }
   }
-  CHECK(by_regress.at(at("sim-0 | Test CPU", night_time(10), "s3")).outcome == Outcome::regressed);
+  CHECK(by_regress.at(at("sim-0 | Test CPU", night_time(10), "s3")).outcome == stats::Verdict::worse);
 
   auto same_number = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
   const auto shown = trends(store, scenarios, Metric::train_samples_per_s, TrendOptions{});

@@ -106,14 +106,8 @@ json gpu_facts(const Api& api, unsigned index, Device d) {
   return g;
 }
 
-}  // namespace
-
-json nvml_facts() {
-  const char* override_path = std::getenv("FTB_NVML_LIBRARY");
-  const std::string path = override_path ? override_path : "libnvidia-ml.so.1";
-  Api api;
-  api.lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!api.lib) return {{"available", false}, {"reason", "cannot load " + path + " (no NVIDIA driver?)"}};
+// Every entry point looked up; one that is missing stays null.
+void bind_all(Api& api) {
   bind(api.lib, api.init, "nvmlInit_v2");
   bind(api.lib, api.shutdown, "nvmlShutdown");
   bind(api.lib, api.driver_version, "nvmlSystemGetDriverVersion");
@@ -133,40 +127,64 @@ json nvml_facts() {
   bind(api.lib, api.nvlink_state, "nvmlDeviceGetNvLinkState");
   bind(api.lib, api.serial, "nvmlDeviceGetSerial");
   bind(api.lib, api.vbios, "nvmlDeviceGetVbiosVersion");
+}
+
+// What connects each pair of GPUs, pairs in index order.
+json topology_facts(const Api& api, const std::vector<Device>& devices) {
+  json topology = json::array();
+  if (api.topology)
+    for (size_t a = 0; a < devices.size(); ++a)
+      for (size_t b = a + 1; b < devices.size(); ++b) {
+        int level = 0;
+        if (api.topology(devices[a], devices[b], &level) == 0)
+          topology.push_back({{"a", a}, {"b", b}, {"pcie_common_ancestor", topology_name(level)}});
+      }
+  return topology;
+}
+
+// The facts of an initialised NVML: driver, GPUs and their topology.
+json system_facts(const Api& api) {
+  json out;
+  out["available"] = true;
+  char version[kStringSize] = {};
+  out["driver_version"] = api.driver_version && api.driver_version(version, sizeof version) == 0
+                              ? json(std::string(version))
+                              : json(nullptr);
+  int cuda = 0;
+  out["cuda_driver_version"] = api.cuda_driver_version && api.cuda_driver_version(&cuda) == 0
+                                   ? json(std::to_string(cuda / 1000) + "." + std::to_string((cuda % 1000) / 10))
+                                   : json(nullptr);
+  unsigned n = 0;
+  std::vector<Device> devices;
+  json gpus = json::array();
+  if (api.count(&n) == 0)
+    for (unsigned i = 0; i < n; ++i) {
+      Device d = nullptr;
+      if (api.by_index(i, &d) != 0) continue;
+      devices.push_back(d);
+      gpus.push_back(gpu_facts(api, i, d));
+    }
+  out["gpus"] = std::move(gpus);
+  out["topology"] = topology_facts(api, devices);
+  return out;
+}
+
+}  // namespace
+
+json nvml_facts() {
+  const char* override_path = std::getenv("FTB_NVML_LIBRARY");
+  const std::string path = override_path ? override_path : "libnvidia-ml.so.1";
+  Api api;
+  api.lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!api.lib) return {{"available", false}, {"reason", "cannot load " + path + " (no NVIDIA driver?)"}};
+  bind_all(api);
   json out;
   if (!api.init || !api.count || !api.by_index) {
     out = {{"available", false}, {"reason", path + " lacks nvmlInit_v2/nvmlDeviceGetCount_v2"}};
   } else if (const int rc = api.init(); rc != 0) {
     out = {{"available", false}, {"reason", "nvmlInit_v2 returned " + std::to_string(rc)}};
   } else {
-    out["available"] = true;
-    char version[kStringSize] = {};
-    out["driver_version"] =
-        api.driver_version && api.driver_version(version, sizeof version) == 0 ? json(std::string(version)) : json(nullptr);
-    int cuda = 0;
-    out["cuda_driver_version"] = api.cuda_driver_version && api.cuda_driver_version(&cuda) == 0
-                                     ? json(std::to_string(cuda / 1000) + "." + std::to_string((cuda % 1000) / 10))
-                                     : json(nullptr);
-    unsigned n = 0;
-    std::vector<Device> devices;
-    json gpus = json::array();
-    if (api.count(&n) == 0)
-      for (unsigned i = 0; i < n; ++i) {
-        Device d = nullptr;
-        if (api.by_index(i, &d) != 0) continue;
-        devices.push_back(d);
-        gpus.push_back(gpu_facts(api, i, d));
-      }
-    out["gpus"] = std::move(gpus);
-    json topology = json::array();
-    if (api.topology)
-      for (size_t a = 0; a < devices.size(); ++a)
-        for (size_t b = a + 1; b < devices.size(); ++b) {
-          int level = 0;
-          if (api.topology(devices[a], devices[b], &level) == 0)
-            topology.push_back({{"a", a}, {"b", b}, {"pcie_common_ancestor", topology_name(level)}});
-        }
-    out["topology"] = std::move(topology);
+    out = system_facts(api);
     if (api.shutdown) api.shutdown();
   }
   ::dlclose(api.lib);

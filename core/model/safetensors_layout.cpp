@@ -18,6 +18,55 @@ uint64_t read_u64_le(const char* p) {
   return v;
 }
 
+// The header's "__metadata__": an object of strings only.
+void read_metadata(const nlohmann::json& value, const std::string& where, std::map<std::string, std::string>& out) {
+  if (!value.is_object()) input_error(where, "__metadata__ is not an object");
+  for (const auto& [k, v] : value.items()) {
+    if (!v.is_string()) input_error(where, "__metadata__ value for \"" + k + "\" is not a string");
+    out[k] = v.get<std::string>();
+  }
+}
+
+// One tensor's header entry, checked on its own and against the data section
+// (`data_size` bytes); overlaps between tensors are the caller's to check.
+SafetensorsEntry read_entry(const std::string& name, const nlohmann::json& value, uint64_t data_size,
+                            const std::string& where) {
+  const std::string ctx = "tensor \"" + name + "\": ";
+  if (!value.is_object() || !value.contains("dtype") || !value.contains("shape") || !value.contains("data_offsets"))
+    input_error(where, ctx + "needs dtype, shape and data_offsets");
+  const auto& jd = value.at("dtype");
+  const auto& js = value.at("shape");
+  const auto& jo = value.at("data_offsets");
+  if (!jd.is_string()) input_error(where, ctx + "dtype is not a string");
+  const std::string dtype = jd.get<std::string>();
+  const uint64_t dtype_bytes = safetensors_dtype_bytes(dtype);
+  if (dtype_bytes == 0) input_error(where, ctx + "unsupported dtype " + dtype);
+  if (!js.is_array()) input_error(where, ctx + "shape is not an array");
+  if (!jo.is_array() || jo.size() != 2 || !jo[0].is_number_unsigned() || !jo[1].is_number_unsigned())
+    input_error(where, ctx + "data_offsets must be two non-negative integers");
+  SafetensorsEntry e;
+  e.dtype = dtype;
+  uint64_t numel = 1;
+  for (const auto& d : js) {
+    if (!d.is_number_unsigned()) input_error(where, ctx + "shape entries must be non-negative integers");
+    const uint64_t v = d.get<uint64_t>();
+    if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
+        (v != 0 && numel > std::numeric_limits<uint64_t>::max() / v))
+      input_error(where, ctx + "shape overflows");
+    numel *= v;
+    e.shape.push_back(static_cast<int64_t>(v));
+  }
+  e.begin = jo[0].get<uint64_t>();
+  e.end = jo[1].get<uint64_t>();
+  if (e.begin > e.end) input_error(where, ctx + "data_offsets begin > end");
+  if (e.end > data_size)
+    input_error(where, ctx + "data range [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
+                           ") lies outside the file (truncated?)");
+  if (numel > std::numeric_limits<uint64_t>::max() / dtype_bytes || numel * dtype_bytes != e.end - e.begin)
+    input_error(where, ctx + "shape x dtype size does not equal its byte range");
+  return e;
+}
+
 }  // namespace
 
 uint64_t safetensors_dtype_bytes(const std::string& dtype) {
@@ -58,47 +107,10 @@ SafetensorsLayout parse_safetensors_layout(std::string_view bytes, const std::st
   std::vector<std::pair<uint64_t, uint64_t>> ranges;
   for (const auto& [name, value] : header.items()) {
     if (name == "__metadata__") {
-      if (!value.is_object()) input_error(where, "__metadata__ is not an object");
-      for (const auto& [k, v] : value.items()) {
-        if (!v.is_string()) input_error(where, "__metadata__ value for \"" + k + "\" is not a string");
-        f.metadata[k] = v.get<std::string>();
-      }
+      read_metadata(value, where, f.metadata);
       continue;
     }
-    const std::string ctx = "tensor \"" + name + "\": ";
-    if (!value.is_object() || !value.contains("dtype") || !value.contains("shape") ||
-        !value.contains("data_offsets"))
-      input_error(where, ctx + "needs dtype, shape and data_offsets");
-    const auto& jd = value.at("dtype");
-    const auto& js = value.at("shape");
-    const auto& jo = value.at("data_offsets");
-    if (!jd.is_string()) input_error(where, ctx + "dtype is not a string");
-    const std::string dtype = jd.get<std::string>();
-    const uint64_t dtype_bytes = safetensors_dtype_bytes(dtype);
-    if (dtype_bytes == 0) input_error(where, ctx + "unsupported dtype " + dtype);
-    if (!js.is_array()) input_error(where, ctx + "shape is not an array");
-    if (!jo.is_array() || jo.size() != 2 || !jo[0].is_number_unsigned() || !jo[1].is_number_unsigned())
-      input_error(where, ctx + "data_offsets must be two non-negative integers");
-    SafetensorsEntry e;
-    e.dtype = dtype;
-    uint64_t numel = 1;
-    for (const auto& d : js) {
-      if (!d.is_number_unsigned()) input_error(where, ctx + "shape entries must be non-negative integers");
-      const uint64_t v = d.get<uint64_t>();
-      if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
-          (v != 0 && numel > std::numeric_limits<uint64_t>::max() / v))
-        input_error(where, ctx + "shape overflows");
-      numel *= v;
-      e.shape.push_back(static_cast<int64_t>(v));
-    }
-    e.begin = jo[0].get<uint64_t>();
-    e.end = jo[1].get<uint64_t>();
-    if (e.begin > e.end) input_error(where, ctx + "data_offsets begin > end");
-    if (e.end > data_size)
-      input_error(where, ctx + "data range [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
-                             ") lies outside the file (truncated?)");
-    if (numel > std::numeric_limits<uint64_t>::max() / dtype_bytes || numel * dtype_bytes != e.end - e.begin)
-      input_error(where, ctx + "shape x dtype size does not equal its byte range");
+    SafetensorsEntry e = read_entry(name, value, data_size, where);
     ranges.emplace_back(e.begin, e.end);
     f.entries.emplace(name, std::move(e));
   }

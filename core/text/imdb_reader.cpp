@@ -75,35 +75,68 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-}  // namespace
+using ArchivePtr = std::unique_ptr<archive, int (*)(archive*)>;
 
-std::vector<Example> read_imdb_archive(const std::string& path) {
-  std::unique_ptr<archive, int (*)(archive*)> ar(archive_read_new(), archive_read_free);
+// libarchive can fail without a message (null), as it does on some
+// corrupt gzip streams at open (found by tests/fuzz).
+std::string archive_message(archive* ar) {
+  const char* msg = archive_error_string(ar);
+  return std::string(msg ? msg : "unknown libarchive error");
+}
+
+[[noreturn]] void archive_fail(const std::string& path, archive* ar, const std::string& what) {
+  input_error(path, what + " (truncated or corrupt archive?): " + archive_message(ar));
+}
+
+// A reader of tar, gzip'd or not, open on `path`.
+ArchivePtr open_archive(const std::string& path) {
+  ArchivePtr ar(archive_read_new(), archive_read_free);
   if (!ar) input_error(path, "cannot allocate an archive reader");
   archive_read_support_filter_all(ar.get());
   archive_read_support_format_tar(ar.get());
   archive_read_support_format_gnutar(ar.get());
-  // libarchive can fail without a message (null), as it does on some
-  // corrupt gzip streams at open (found by tests/fuzz).
-  auto message = [&] {
-    const char* msg = archive_error_string(ar.get());
-    return std::string(msg ? msg : "unknown libarchive error");
-  };
   // 1 MiB blocks: the archive is read sequentially, once.
   if (archive_read_open_filename(ar.get(), path.c_str(), 1 << 20) != ARCHIVE_OK)
-    input_error(path, "cannot open archive: " + message());
+    input_error(path, "cannot open archive: " + archive_message(ar.get()));
+  return ar;
+}
 
-  auto fail = [&](const char* what) {
-    input_error(path, std::string(what) + " (truncated or corrupt archive?): " + message());
+// The current member's text; its declared `size` is checked first, then what
+// it actually expands to, as a header can understate it.
+std::string read_review_text(archive* ar, const std::string& path, const char* name, const std::string& shown,
+                             std::uint64_t size) {
+  const auto too_large = [&] {
+    input_error(path, "member " + shown + " is larger than the " + limits::bytes_text(limits::kMaxReviewBytes) +
+                          " a review may hold (core/base/limits.h)");
   };
+  if (size > limits::kMaxReviewBytes) too_large();
+  std::string text;
+  text.reserve(size);
+  char buf[64 * 1024];
+  for (;;) {
+    la_ssize_t n = archive_read_data(ar, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (n == ARCHIVE_WARN) continue;
+      archive_fail(path, ar, "cannot read member " + std::string(name));
+    }
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > limits::kMaxReviewBytes) too_large();
+  }
+  return text;
+}
 
+}  // namespace
+
+std::vector<Example> read_imdb_archive(const std::string& path) {
+  const ArchivePtr ar = open_archive(path);
   Keyed keyed;
   std::uint64_t members = 0, declared_bytes = 0;
   archive_entry* entry = nullptr;
   for (;;) {
     int rc = archive_read_next_header(ar.get(), &entry);
     if (rc == ARCHIVE_EOF) break;
-    if (rc < ARCHIVE_WARN) fail("cannot read the next member");
+    if (rc < ARCHIVE_WARN) archive_fail(path, ar.get(), "cannot read the next member");
     // Bombs end here, from the headers, before their data is expanded
     // (core/base/limits.h): millions of members, or sizes adding up to more
     // than any IMDB archive holds.
@@ -124,27 +157,10 @@ std::vector<Example> read_imdb_archive(const std::string& path) {
     if (archive_entry_filetype(entry) != AE_IFREG || !name || !review_key(name, &key, &label)) {
       // Skipping still decompresses the member, so corruption inside it is
       // detected here too rather than silently ignored.
-      if (archive_read_data_skip(ar.get()) < ARCHIVE_WARN) fail("cannot skip a member");
+      if (archive_read_data_skip(ar.get()) < ARCHIVE_WARN) archive_fail(path, ar.get(), "cannot skip a member");
       continue;
     }
-    const auto too_large = [&] {
-      input_error(path, "member " + shown + " is larger than the " + limits::bytes_text(limits::kMaxReviewBytes) +
-                            " a review may hold (core/base/limits.h)");
-    };
-    if (size > limits::kMaxReviewBytes) too_large();
-    std::string text;
-    text.reserve(size);
-    char buf[64 * 1024];
-    for (;;) {
-      la_ssize_t n = archive_read_data(ar.get(), buf, sizeof buf);
-      if (n == 0) break;
-      if (n < 0) {
-        if (n == ARCHIVE_WARN) continue;
-        fail(("cannot read member " + std::string(name)).c_str());
-      }
-      text.append(buf, static_cast<std::size_t>(n));
-      if (text.size() > limits::kMaxReviewBytes) too_large();
-    }
+    std::string text = read_review_text(ar.get(), path, name, shown, size);
     keyed.emplace_back(std::move(key), Example{std::move(text), label});
   }
   if (members == 0) input_error(path, "not a tar archive, or an empty one");

@@ -145,6 +145,69 @@ const std::vector<Field>& fields() {
   return f;
 }
 
+// A small DistilBERT trained from scratch on the synthetic corpus: every
+// scenario in minutes on 2 CPU cores, accuracy well above chance. Label noise
+// 2 %, as 5 % held accuracy down after 3 epochs (measured: see
+// docs/results.md).
+void apply_smoke(RunConfig& c, bool reviews) {
+  c.synthetic_count = 6000;
+  c.label_noise = 0.02;
+  // vocab_size auto (0): the synthetic corpus stops by itself at 1,075
+  // entries (every word whole, as any size above that gives); real reviews
+  // (--data) get the 8,000 cap. A fixed 2,000 left real reviews mostly in
+  // short pieces and the run sometimes never left chance.
+  c.vocab_size = 0;
+  c.dim = 64, c.n_layers = 2, c.n_heads = 4, c.hidden_dim = 128;
+  c.max_length = 128;
+  c.padding = Padding::longest;
+  c.batch_size = 32;
+  c.lr = 1e-3;
+  c.epochs = 3;
+  c.dropout = 0.1;
+  if (reviews) {
+    // Real reviews are longer and this small model overfits them: its
+    // validation accuracy peaks after the first epoch, and 256 tokens beat
+    // 128. Batch 64 halves the steps, and with them the seed-to-seed noise of
+    // where the last steps leave the model, and the time (measured:
+    // results/default-imdb-256-2026-12-01, docs/results.md).
+    c.max_length = 256;
+    c.epochs = 1;
+    c.batch_size = 64;
+  }
+}
+
+// The reference's recipe (plain fp32 loop, Adam lr 5e-5, batch 12, seed 123,
+// best-val checkpoint not used: the baseline row) from a small pre-trained
+// BERT-family folder, scaled to about 30 minutes on 2 idle cores with
+// all-MiniLM-L6-v2 (22.7 M parameters): every review of the archive split
+// 70/10/20 as the reference splits 50,000, truncated to 192 tokens (the
+// reference: 512), 1 epoch (the reference: 3). Length and reviews, not
+// epochs, are what the time buys (measured: results/pretrained-small-*, see
+// docs/results.md). Needs --model (tools/get_pretrained.sh) and --data.
+void apply_pretrained_small(RunConfig& c) {
+  c.scenarios = {"baseline"};
+  c.max_length = 192;
+  c.padding = Padding::longest;
+  c.epochs = 1;
+}
+
+// distilbert-base-uncased's shape with random weights on synthetic text.
+// Presets for GPUs take 3 repeats: a speed-up with an interval.
+void apply_synthetic_full(RunConfig& c, bool mfu) {
+  c.repeats = 3;
+  c.synthetic_count = 20000;
+  c.synthetic_lengths = SyntheticLengths::imdb;  // padding and bucketing as on real reviews
+  c.model_vocab_size = 30522;
+  c.vocab_size = 8000;
+  if (mfu) {
+    c.synthetic_count = 2000;
+    c.epochs = 1;
+    c.max_steps = 4;  // 1 warm-up + 3 timed, as the target
+    c.warmup_steps = 1;
+    c.eval_max_batches = 1;
+  }
+}
+
 }  // namespace
 
 PeakSetting parse_peak(const std::string& value) {
@@ -174,49 +237,16 @@ RunConfig preset_config(const std::string& name, bool reviews) {
     return c;
   }
   if (name == "smoke") {
-    // A small DistilBERT trained from scratch on the synthetic corpus: every
-    // scenario in minutes on 2 CPU cores, accuracy well above chance.
-    // Measured on 2 cores: ~65 s per scenario, test accuracy ~84 % (label
-    // noise 2 % caps it near 98 %; 5 % left it at ~80 % after 3 epochs).
-    c.synthetic_count = 6000;
-    c.label_noise = 0.02;
-    // vocab_size auto (0): the synthetic corpus stops by itself at 1,075
-    // entries (every word whole, as any size above that gives); real reviews
-    // (--data) get the 8,000 cap. A fixed 2,000 left real reviews mostly in
-    // short pieces and the run sometimes never left chance.
-    c.vocab_size = 0;
-    c.dim = 64, c.n_layers = 2, c.n_heads = 4, c.hidden_dim = 128;
-    c.max_length = 128;
-    c.padding = Padding::longest;
-    c.batch_size = 32;
-    c.lr = 1e-3;
-    c.epochs = 3;
-    c.dropout = 0.1;
-    if (reviews) {
-      // Real reviews are longer and this small model overfits them: its
-      // validation accuracy peaks after the first epoch. On the shared 25k
-      // archive (2 cores, fp32 matmul peak 0.18-0.20 TFLOP/s): 128 tokens x 3
-      // epochs, val 82.9 / 81.4 / 81.5 % by epoch (test 81.3 %); 256 x 3, val
-      // 87.0 / 86.4 / 85.6 % (5 minutes). One epoch at 256 with batch 32 ended
-      // at 85.8, 81.4 and 85.9 % test for seeds 123, 1, 2 (where its last
-      // steps left it); batch 64 halves the steps and their noise (seed 1:
-      // 86.0 %) and the time. results/default-imdb-256-2026-12-01.
-      c.max_length = 256;
-      c.epochs = 1;
-      c.batch_size = 64;
-    }
+    apply_smoke(c, reviews);
     return c;
   }
   if (name == "quick") {
     // The default: a first look at every row within minutes of the build,
     // each row timed over 3 repeats (an interval on every speed-up): smoke's
-    // model and corpus on half the reviews, without dropout. On 2 cores
-    // (fp32 matmul peak 0.26 TFLOP/s) dropout's random numbers were most of
-    // smoke's step (baseline 544 samples/s with dropout 0.1, 1447 without)
-    // and it slowed learning; 3,000 reviews for 3 epochs put every row near
-    // 82 % test accuracy, where 2 epochs (at lr 1e-3 or 2e-3) left the rows
-    // that take fewer steps (the distributed ones, bucketing) near chance
-    // for some seeds. The whole suite: 5:12 with the peer, 3 repeats.
+    // model and corpus on half the reviews, without dropout, whose random
+    // numbers were most of smoke's step on CPU and slowed learning. 3 epochs,
+    // as 2 left the rows that take fewer steps (the distributed ones,
+    // bucketing) near chance for some seeds (measured: see docs/results.md).
     // Real reviews (--data) train as smoke does on them (1 repeat, dropout).
     c = preset_config("smoke", reviews);
     c.preset = name;
@@ -228,38 +258,11 @@ RunConfig preset_config(const std::string& name, bool reviews) {
     return c;
   }
   if (name == "pretrained-small") {
-    // The reference's recipe (plain fp32 loop, Adam lr 5e-5, batch 12, seed
-    // 123, best-val checkpoint not used: the baseline row) from a small
-    // pre-trained BERT-family folder, scaled to about 30 minutes on 2 idle
-    // cores with all-MiniLM-L6-v2 (22.7 M parameters): every review of the
-    // archive split 70/10/20 as the reference splits 50,000 (17,432 / 2,490
-    // / 4,982 of the shared 25k archive), truncated to 192 tokens (the
-    // reference: 512), 1 epoch (the reference: 3). Measured on 2 idle cores
-    // (results/pretrained-small-*-2026-12-01): 87.6 % test in 30:02 at 192
-    // tokens (0.86 steps/s); 84.9 % in 18:05 at 128; 4,000 reviews for 2
-    // epochs at 128, 82.9 % in 5:42. Length and reviews, not epochs, are
-    // what the time buys. Needs --model (tools/get_pretrained.sh) and --data.
-    c.scenarios = {"baseline"};
-    c.max_length = 192;
-    c.padding = Padding::longest;
-    c.epochs = 1;
+    apply_pretrained_small(c);
     return c;
   }
   if (name == "synthetic-full" || name == "mfu") {
-    // distilbert-base-uncased's shape with random weights on synthetic text.
-    // Presets for GPUs take 3 repeats: a speed-up with an interval.
-    c.repeats = 3;
-    c.synthetic_count = 20000;
-    c.synthetic_lengths = SyntheticLengths::imdb;  // padding and bucketing as on real reviews
-    c.model_vocab_size = 30522;
-    c.vocab_size = 8000;
-    if (name == "mfu") {
-      c.synthetic_count = 2000;
-      c.epochs = 1;
-      c.max_steps = 4;  // 1 warm-up + 3 timed, as the target
-      c.warmup_steps = 1;
-      c.eval_max_batches = 1;
-    }
+    apply_synthetic_full(c, name == "mfu");
     return c;
   }
   std::string names;

@@ -24,16 +24,10 @@ bool recorded(const std::vector<double>& v) {
   return !v.empty() && std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x) && x > 0; });
 }
 
-// compare's words for the one verdict (verdict.h): better is faster; an
-// insufficient row (no noise estimate) prints "cannot tell" with its why.
-void take(const stats::Decision& d, Verdict& v, CannotTell& why, stats::Resolution& res) {
-  switch (d.verdict) {
-    case stats::Verdict::better: v = Verdict::faster; break;
-    case stats::Verdict::worse: v = Verdict::slower; break;
-    case stats::Verdict::same: v = Verdict::same; break;
-    case stats::Verdict::cannot_tell:
-    case stats::Verdict::insufficient: v = Verdict::cannot_tell; break;
-  }
+// A row takes the one verdict (verdict.h) as decided; why it stays open
+// follows from it (insufficient: no noise estimate).
+void take(const stats::Decision& d, RowVerdict& v, CannotTell& why, stats::Resolution& res) {
+  v = d.verdict;
   why = d.verdict == stats::Verdict::insufficient ? CannotTell::no_noise_estimate
         : d.verdict == stats::Verdict::cannot_tell ? CannotTell::interval_too_wide
                                                    : CannotTell::none;
@@ -251,13 +245,14 @@ std::string describe(const CompareRule& rule) {
   return buf;
 }
 
-std::string to_string(Verdict v) {
-  switch (v) {
-    case Verdict::faster: return "faster";
-    case Verdict::slower: return "slower";
-    case Verdict::same: return "same within noise";
-    case Verdict::cannot_tell: return "cannot tell";
-    case Verdict::not_recorded: return "not recorded";
+std::string compare_word(const RowVerdict& v) {
+  if (!v) return "not recorded";
+  switch (*v) {
+    case stats::Verdict::better: return "faster";
+    case stats::Verdict::worse: return "slower";
+    case stats::Verdict::same: return "same within noise";
+    case stats::Verdict::cannot_tell:
+    case stats::Verdict::insufficient: return "cannot tell";
   }
   return "?";
 }
@@ -293,7 +288,7 @@ MetricComparison compare_metric(Metric metric, const std::vector<std::vector<dou
   if (noise && noise->run_cv > 0) known = known_noise(*noise);
   c.levels = stats::compare_levels(a, b, known, rule.level, stats::UnmeasuredSide::cannot_tell);
   c.ratio = ratio_from(c.levels, a, b);
-  c.verdict = Verdict::cannot_tell;  // until compare_reports' Holm step
+  c.verdict = stats::Verdict::cannot_tell;  // until compare_reports' Holm step
   return c;
 }
 

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "reports/analysis/run_differences.h"
 #include "reports/record/report.h"
 #include "reports/analysis/statistics.h"
+#include "reports/analysis/verdict.h"
 
 namespace ftb {
 
@@ -37,8 +39,12 @@ struct CompareRule {
 };
 std::string describe(const CompareRule& rule);  // one paragraph
 
-enum class Verdict { faster, slower, same, cannot_tell, not_recorded };
-std::string to_string(Verdict v);  // "faster", "slower", "same within noise", "cannot tell", "not recorded"
+// A row's verdict is verdict.h's, none where a side did not record the
+// metric; compare's words for it: "faster" (better), "slower" (worse),
+// "same within noise", "cannot tell" (cannot_tell, insufficient), "not
+// recorded" (none).
+using RowVerdict = std::optional<stats::Verdict>;
+std::string compare_word(const RowVerdict& v);
 
 // Why a verdict is "cannot tell" (verdict.h: no noise estimate, or the
 // ratio's interval too wide).
@@ -46,7 +52,7 @@ using stats::CannotTell;
 
 struct MetricComparison {
   Metric metric = Metric::train_samples_per_s;
-  Verdict verdict = Verdict::not_recorded;
+  RowVerdict verdict;
   stats::Interval ratio;           // exp(mean level B - mean level A), Welch t interval over runs; > 1 = B faster
   stats::LevelDifference levels;   // the test behind it
   double reference = 0, other = 0; // geometric means of the runs' medians
@@ -86,7 +92,7 @@ struct GeoMean {
   // The rows' rule over the geometric means (Holm over the metrics' means at
   // family_alpha, the minimum effect, cannot tell where the interval is too
   // wide); not_recorded where there is no mean.
-  Verdict verdict = Verdict::not_recorded;
+  RowVerdict verdict;
   CannotTell why = CannotTell::none;
   stats::Resolution resolution;
 };

@@ -41,12 +41,12 @@ std::string run_summary(const json& env) {
 }
 
 std::string ratio_text(const MetricComparison& m) {
-  if (m.verdict == Verdict::not_recorded) return "-";
+  if (!m.verdict) return "-";
   return format_interval(m.ratio, "%.3f", "x");
 }
 
-std::string verdict_text(Verdict v, CannotTell why) {
-  return to_string(v) + (why == CannotTell::interval_too_wide ? " (wide)" : "");
+std::string verdict_text(const RowVerdict& v, CannotTell why) {
+  return compare_word(v) + (why == CannotTell::interval_too_wide ? " (wide)" : "");
 }
 
 std::string settle_words(const stats::Resolution& r) { return stats::settle_text(r, "runs of A", "runs of B"); }
@@ -132,7 +132,8 @@ std::string configs_markdown(const ConfigCheck& c, bool forced) {
   } else {
     out += "Configs: the same in every run-relevant key.";
     out += " Not compared (run-irrelevant): ";
-    for (size_t i = 0; i < kRunIrrelevantConfigKeys.size(); ++i) out += (i ? ", " : "") + kRunIrrelevantConfigKeys[i];
+    const auto& ignored = run_irrelevant_config_keys();
+    for (size_t i = 0; i < ignored.size(); ++i) out += (i ? ", " : "") + ignored[i];
     out += "; config.device without its index.\n\n";
   }
   if (!c.only_one.empty()) {
@@ -224,10 +225,10 @@ std::string environment_markdown(const EnvironmentDiff& e) {
 }
 
 json metric_json(const MetricComparison& m) {
-  json j = {{"verdict", to_string(m.verdict)},
+  json j = {{"verdict", compare_word(m.verdict)},
             {"cannot_tell_reason", why_json(m.why)},
             {"settle", settle_json(m.why, m.resolution)}};
-  if (m.verdict != Verdict::not_recorded) {
+  if (m.verdict) {
     j["ratio"] = interval_json(m.ratio);
     j["reference_level"] = m.reference;
     j["other_level"] = m.other;
@@ -268,7 +269,7 @@ json geomeans_json(const PairComparison& p) {
   json geomeans = json::object();
   for (const auto& g : p.geomeans)
     geomeans[to_string(g.metric)] = {{"ratio", g.scenarios.empty() ? json(nullptr) : interval_json(g.ratio)},
-                                     {"verdict", to_string(g.verdict)},
+                                     {"verdict", compare_word(g.verdict)},
                                      {"cannot_tell_reason", why_json(g.why)},
                                      {"settle", settle_json(g.why, g.resolution)},
                                      {"scenarios", g.scenarios},
@@ -328,7 +329,7 @@ json compare_to_json(const std::vector<PairComparison>& pairs, const CompareRule
             {"family_alpha", rule.family_alpha},
             {"min_effect", rule.min_effect},
             {"ratio", "other / reference; > 1 = other faster"}}},
-          {"run_irrelevant_config_keys", kRunIrrelevantConfigKeys},
+          {"run_irrelevant_config_keys", run_irrelevant_config_keys()},
           {"forced", forced},
           {"comparisons", std::move(comparisons)}};
 }

@@ -271,6 +271,19 @@ HistoryStore::HistoryStore(const std::string& path, Open mode) : path_(path) {
   }
 }
 
+namespace {
+
+// Every run's id and the report it keeps, for a migration that derives a
+// column from it.
+std::vector<std::pair<int64_t, std::string>> stored_reports(sqlite3* db, const std::string& path) {
+  std::vector<std::pair<int64_t, std::string>> runs;
+  Statement all(db, path, "SELECT id, report_json FROM runs");
+  while (all.step()) runs.emplace_back(all.integer(0), all.text(1));
+  return runs;
+}
+
+}  // namespace
+
 HistoryStore::~HistoryStore() { sqlite3_close(db_); }
 
 void HistoryStore::migrate() {
@@ -287,11 +300,7 @@ void HistoryStore::migrate() {
   if (version < 2) {
     // Every run's environment and data hash, from the report it keeps.
     exec(db_, path_, kSchemaV2);
-    std::vector<std::pair<int64_t, std::string>> runs;
-    {
-      Statement all(db_, path_, "SELECT id, report_json FROM runs");
-      while (all.step()) runs.emplace_back(all.integer(0), all.text(1));
-    }
+    const auto runs = stored_reports(db_, path_);
     for (const auto& [id, text] : runs) {
       const auto [environment, data_hash] = environment_columns(json::parse(text, nullptr, false));
       Statement up(db_, path_, "UPDATE runs SET environment = ?1, data_hash = ?2 WHERE id = ?3");
@@ -301,7 +310,20 @@ void HistoryStore::migrate() {
     }
     exec(db_, path_, "UPDATE schema_version SET version = 2");
   }
-  // Later versions: `if (version < 3) { ALTER TABLE ...; UPDATE schema_version SET version = 3; }`
+  if (version < 3) {
+    // A series is compare's "same configuration" (run_differences.h's key
+    // table): every run's config hash again, from the report it keeps.
+    const auto runs = stored_reports(db_, path_);
+    for (const auto& [id, text] : runs) {
+      const json report = json::parse(text, nullptr, false);
+      if (!report.is_object() || !report.contains("config")) continue;
+      Statement up(db_, path_, "UPDATE runs SET config_hash = ?1 WHERE id = ?2");
+      up.bind(1, config_hash(report["config"])).bind(2, id);
+      up.step();
+    }
+    exec(db_, path_, "UPDATE schema_version SET version = 3");
+  }
+  // Later versions: `if (version < 4) { ALTER TABLE ...; UPDATE schema_version SET version = 4; }`
   t.commit();
 }
 
@@ -311,8 +333,11 @@ int HistoryStore::schema_version() const {
 }
 
 HistoryStore::Added HistoryStore::add(const json& report_json, const std::string& where, const std::string& machine) {
-  const Report report = report_from_json(report_json, where);
-  check_measurements(report, where);
+  return add(report_json, report_from_json(report_json, where), where, machine);
+}
+
+HistoryStore::Added HistoryStore::add(const json& report_json, const Report& report, const std::string& where,
+                                      const std::string& machine) {
   const RunKey key = run_key(report, where, machine);
   HistoryRun run;
   try {

@@ -54,14 +54,14 @@ struct sqlite3;
 
 namespace ftb {
 
-inline constexpr int kHistorySchemaVersion = 2;
+inline constexpr int kHistorySchemaVersion = 3;
 
 std::string machine_key(const Environment& environment);  // InputError naming the missing key
 std::string config_hash(const nlohmann::json& config);
 std::string report_hash(const nlohmann::json& report_json);
-// The config keys (dotted paths) config_hash leaves out.
-const std::vector<std::string>& config_keys_ignored();
-// The config as config_hash sees it (ignored keys removed).
+// The config as config_hash sees it: run_differences.h's identity_config
+// (the one rule compare refuses by), keys at the value older reports ran at
+// left out.
 nlohmann::json hashed_config(const nlohmann::json& config);
 
 // What a series of comparable runs shares.
@@ -71,10 +71,6 @@ struct RunKey {
 // `machine` overrides the derived key when not empty. InputError naming
 // `where` and the key (environment.host, config.preset) when one is missing.
 RunKey run_key(const Report& report, const std::string& where, const std::string& machine = "");
-
-// Every repeat's times and throughputs finite and >= 0 (test_acc and
-// peak_bytes too): InputError "<where>: results[i].samples[k].wall_time_s is NaN".
-void check_measurements(const Report& report, const std::string& where);
 
 struct HistoryRun {
   int64_t id = 0;
@@ -106,6 +102,9 @@ class HistoryStore {
   // Adds one report (its JSON as read from `where`; InputError naming `where`
   // for a bad report), in one transaction.
   Added add(const nlohmann::json& report_json, const std::string& where, const std::string& machine = "");
+  // The same, for a report already read (report_from_json) from that JSON.
+  Added add(const nlohmann::json& report_json, const Report& report, const std::string& where,
+            const std::string& machine = "");
 
   // Every run with ok repeats of `scenario`, oldest first (time, then id).
   std::vector<RunRepeats> series(const std::string& scenario) const;

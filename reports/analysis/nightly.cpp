@@ -199,7 +199,7 @@ std::string describe(const NightlyRule& r) {
 }
 
 std::string cannot_tell_text(const NightVerdict& v, const NightlyRule& r) {
-  if (v.outcome != NightOutcome::cannot_tell) return "";
+  if (v.outcome != Verdict::cannot_tell) return "";
   char buf[400];
   std::snprintf(buf, sizeof buf, "the change's %.3g %% interval %+.1f to %+.1f %% still includes changes beyond +-%.3g %%",
                 100 * r.interval_level, 100 * v.low, 100 * v.high,
@@ -340,13 +340,11 @@ int fewest(int most, Fits fits) {
 // toward the side the change lies on rejected, and the change at or beyond
 // min_effect; anything else is "same" until resolve() asks its interval
 // (with the nightly rule's own noise model for what would settle it).
-NightOutcome called(const NightVerdict& v, Direction direction, bool worse, bool better, double min_effect) {
+Verdict called(const NightVerdict& v, Direction direction, bool worse, bool better, double min_effect) {
   const double bad = direction == Direction::higher_is_better ? -v.change : v.change;
   const double diff = std::log1p(v.change);
   const Decision d = decide({diff, diff, diff, 0.95, {}, {}}, {min_effect, bad > 0 ? worse : better, direction, 0});
-  return d.verdict == Verdict::worse ? NightOutcome::regressed
-         : d.verdict == Verdict::better ? NightOutcome::improved
-                                        : NightOutcome::same;
+  return d.verdict == Verdict::worse || d.verdict == Verdict::better ? d.verdict : Verdict::same;
 }
 
 // "Same" or "cannot tell" (resolution.h's within_effect, as compare and
@@ -364,7 +362,7 @@ void resolve(NightVerdict& v, const SeriesFit& f, const SeriesNoise& n, const Ni
   v.high = std::expm1(diff + h);
   v.same_within = effect;
   if (within_effect(diff - h, diff + h, effect)) return;
-  v.outcome = NightOutcome::cannot_tell;
+  v.outcome = Verdict::cannot_tell;
   const double target = settling_half_width(diff, effect);
   const double R = static_cast<double>(f.reference.size());
   // With `nights` more nights of history (each one more df) and `runs` more runs tonight.
@@ -415,7 +413,7 @@ std::vector<bool> fresh_trust(const std::vector<NightSeries>& series, const std:
   }
   const auto then = judge(before, rule, false);
   for (size_t i = 0; i < series.size(); ++i)
-    trust[i] = then[i].outcome == NightOutcome::regressed || then[i].outcome == NightOutcome::improved;
+    trust[i] = then[i].outcome == Verdict::worse || then[i].outcome == Verdict::better;
   return trust;
 }
 
@@ -480,7 +478,7 @@ std::vector<NightVerdict> judge(const std::vector<NightSeries>& original, const 
     NightVerdict& v = out[i];
     if (fits[i].judged) {
       v.outcome = called(v, series[i].direction, worse[i], better[i], rule.min_effect);
-      if (v.outcome == NightOutcome::same)
+      if (v.outcome == Verdict::same)
         resolve(v, fits[i], noise[i], rule, std::max(rule.min_effect, series[i].same_within));
     }
     finish(v, fits[i], clean[i], original[i].nights.size());

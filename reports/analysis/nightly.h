@@ -60,6 +60,7 @@
 #include "reports/analysis/change_points.h"
 #include "reports/analysis/two_level.h"
 #include "reports/analysis/statistics.h"
+#include "reports/analysis/verdict.h"
 
 namespace ftb::stats {
 
@@ -74,9 +75,6 @@ struct NightlyRule {
 };
 std::string describe(const NightlyRule& rule);
 
-// cannot_tell: judged, nothing called, but the change's interval still
-// includes changes beyond +-min_effect ("not enough data to see one").
-enum class NightOutcome { regressed, improved, same, insufficient, cannot_tell };
 
 struct NightSeries {
   std::vector<std::vector<double>> nights;  // the history, oldest first: each night's repeats
@@ -91,7 +89,7 @@ struct NightSeries {
 };
 
 struct NightVerdict {
-  NightOutcome outcome = NightOutcome::insufficient;
+  Verdict outcome = Verdict::insufficient;  // verdict.h: worse is a regression
   int history_nights = 0;
   int reference_nights = 0;  // nights since the last change point (tonight's level's reference)
   std::vector<int> reference;  // which history nights (index) those are

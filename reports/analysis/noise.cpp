@@ -164,12 +164,12 @@ void aa_regress(AaCheck& aa, const RunsByScenario& by_run, const stats::NightlyR
     // A night counts when at least one of its rows could be judged (with too
     // few runs every row is "insufficient history": no alarm, and no evidence).
     bool judged = false;
-    for (const auto& x : v) judged = judged || x.outcome != stats::NightOutcome::insufficient;
+    for (const auto& x : v) judged = judged || x.outcome != stats::Verdict::insufficient;
     if (!judged) continue;
     ++aa.regress_nights;
     bool alarmed = false;
     for (size_t i = 0; i < v.size(); ++i)
-      if (v[i].outcome == stats::NightOutcome::regressed) {
+      if (v[i].outcome == stats::Verdict::worse) {
         alarmed = true;
         aa.regress_alarmed.push_back("run-" + std::to_string(t + 1) + ": " + names[i]);
       }

@@ -24,7 +24,7 @@ namespace {
 
 bool any_regressed(const std::vector<NightVerdict>& v) {
   for (const auto& x : v)
-    if (x.outcome == NightOutcome::regressed) return true;
+    if (x.outcome == Verdict::worse) return true;
   return false;
 }
 
@@ -119,7 +119,7 @@ std::vector<PowerPoint> detection_curve(const PowerSetup& p, const std::vector<d
         v = m.confirm(series, tonight, t);
         alarm = any_regressed(v);
       }
-      point.caught += v[static_cast<size_t>(slowed)].outcome == NightOutcome::regressed;
+      point.caught += v[static_cast<size_t>(slowed)].outcome == Verdict::worse;
       point.whole_report_alarms += alarm;
     }
     out.push_back(point);

@@ -68,13 +68,13 @@ Metric gate_metric(Gate g) {
   return Metric::train_samples_per_s;
 }
 
-std::string to_string(Outcome o) {
+std::string to_string(stats::Verdict o) {
   switch (o) {
-    case Outcome::regressed: return "regressed";
-    case Outcome::improved: return "improved";
-    case Outcome::same: return "same";
-    case Outcome::insufficient: return "insufficient";
-    case Outcome::cannot_tell: return "cannot tell";
+    case stats::Verdict::worse: return "regressed";
+    case stats::Verdict::better: return "improved";
+    case stats::Verdict::same: return "same";
+    case stats::Verdict::insufficient: return "insufficient";
+    case stats::Verdict::cannot_tell: return "cannot tell";
   }
   return "?";
 }
@@ -98,7 +98,7 @@ MetricVerdict judge_threshold(Metric m, const std::vector<std::vector<RepeatSamp
   const bool higher = metric_direction(m) == stats::Direction::higher_is_better;
   const double worse = higher ? -v.change : v.change;  // > 0: worse
   auto by_threshold = [&](double bad, double threshold, const std::string& how) {
-    v.outcome = bad > threshold ? Outcome::regressed : -bad > threshold ? Outcome::improved : Outcome::same;
+    v.outcome = bad > threshold ? stats::Verdict::worse : -bad > threshold ? stats::Verdict::better : stats::Verdict::same;
     v.note = how;
   };
   if (m == Metric::test_acc)
@@ -127,14 +127,14 @@ void describe_night(MetricVerdict& v, const stats::NightVerdict& n, const std::v
   }
   // Judged rows name the nights left out in a note of their own; an
   // insufficient row's reason (n.note) already says it.
-  if (n.outcome != stats::NightOutcome::insufficient)
+  if (n.outcome != stats::Verdict::insufficient)
     for (int k : n.left_out)
       if (k >= 0 && k < static_cast<int>(runs.size())) v.left_out.push_back(run_words(runs[k].run));
-  if (n.outcome == stats::NightOutcome::cannot_tell) {
+  if (n.outcome == stats::Verdict::cannot_tell) {
     v.why = stats::CannotTell::interval_too_wide;
     v.why_open = stats::cannot_tell_text(n, rule);
   }
-  if (n.outcome == stats::NightOutcome::insufficient)
+  if (n.outcome == stats::Verdict::insufficient)
     v.note = n.note;
   else
     v.note = (v.why == stats::CannotTell::interval_too_wide ? "cannot tell: " + v.why_open + "; " : std::string()) +
@@ -198,7 +198,7 @@ void judge_series(std::vector<MetricVerdict*>& rows, const std::vector<std::vect
 
 bool RegressSummary::regressed() const {
   for (const auto& r : rows)
-    if (r.gating && r.outcome == Outcome::regressed) return true;
+    if (r.gating && r.outcome == stats::Verdict::worse) return true;
   return false;
 }
 

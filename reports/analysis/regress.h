@@ -61,13 +61,10 @@ std::string to_string(Gate g);
 std::set<Gate> parse_gates(const std::string& csv, const std::string& flag);
 Metric gate_metric(Gate g);
 
-// cannot_tell: judged, but the change's interval still includes changes
-// beyond the minimum effect (too few runs to tell "no change" from "not
-// enough data to see one"); the row names what would settle it. Never fails
-// the gate (only regressed does).
-// The nightly rule's outcome itself (nightly.h), not a copy mapped by hand.
-using Outcome = stats::NightOutcome;
-std::string to_string(Outcome o);  // "regressed", "improved", "same", "insufficient", "cannot tell"
+// A row's verdict is verdict.h's (worse: regressed, the only one that fails
+// the gate; cannot_tell: the row names what would settle it); these are
+// regress's words for it.
+std::string to_string(stats::Verdict v);  // "regressed", "improved", "same", "insufficient", "cannot tell"
 
 // The threshold rules (accuracy, memory): medians, no test.
 struct JudgeContext {
@@ -79,7 +76,7 @@ struct MetricVerdict {
   std::string scenario;
   Metric metric = Metric::train_samples_per_s;
   bool gating = false;
-  Outcome outcome = Outcome::insufficient;
+  stats::Verdict outcome = stats::Verdict::insufficient;
   int reference_runs = 0, reference_n = 0, current_n = 0;
   double reference_median = std::numeric_limits<double>::quiet_NaN();
   double current_median = std::numeric_limits<double>::quiet_NaN();

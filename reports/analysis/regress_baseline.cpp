@@ -77,12 +77,11 @@ void decide_vs_baseline(MetricVerdict& v, const stats::LevelDifference& d, bool 
   const stats::Change c{std::log1p(v.change), low, high, 0.95, {d.var_a, d.runs_a, d.df_a}, {d.var_b, d.runs_b, d.df_b}};
   const stats::Decision r =
       stats::decide(c, {min_effect, rejected, metric_direction(v.metric), min_detectable_change});
-  v.outcome = r.verdict == stats::Verdict::worse    ? Outcome::regressed
-              : r.verdict == stats::Verdict::better ? Outcome::improved
-              : r.verdict == stats::Verdict::same   ? Outcome::same
-                                                    : Outcome::cannot_tell;
+  // The interval falls back to the estimate where the t bounds are not
+  // finite, so only a NaN change is insufficient here: still open.
+  v.outcome = r.verdict == stats::Verdict::insufficient ? stats::Verdict::cannot_tell : r.verdict;
   v.resolution = r.reason.settle;
-  if (v.outcome != Outcome::cannot_tell) return;
+  if (v.outcome != stats::Verdict::cannot_tell) return;
   v.why = stats::CannotTell::interval_too_wide;
   v.why_open = stats::explain(r.reason) + "; " +
                stats::settle_text(v.resolution, "baseline runs (--baseline R1 R2 ...)",
@@ -136,7 +135,7 @@ RegressSummary regress_vs_baseline(const std::vector<NamedReport>& baselines, co
   std::string names;
   std::set<std::string> machines;
   for (const auto& b : baselines) {
-    base.push_back(read_checked(b.json, b.where));
+    base.push_back(report_from_json(b.json, b.where));
     const RunKey bk = run_key(base.back(), b.where, o.machine);
     if (bk.preset != ck.preset)
       input_error(current_where, "preset '" + ck.preset + "' differs from the baseline's '" + bk.preset + "' (" +

@@ -45,7 +45,7 @@ std::string what_changed_markdown(const RegressSummary& s) {
   std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> groups;  // lines -> rows
   std::vector<int> reference_runs;
   for (const auto& r : s.rows) {
-    if (r.outcome != Outcome::regressed) continue;
+    if (r.outcome != stats::Verdict::worse) continue;
     const auto lines = what_changed_lines(r.what_changed);
     const std::string what = r.scenario + " " + to_string(r.metric);
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == lines; });
@@ -76,10 +76,10 @@ std::string result_line(const RegressSummary& s) {
   std::string out;
   std::vector<std::string> gating;
   for (const auto& r : s.rows)
-    if (r.gating && r.outcome == Outcome::regressed) gating.push_back(r.scenario + " " + to_string(r.metric));
+    if (r.gating && r.outcome == stats::Verdict::worse) gating.push_back(r.scenario + " " + to_string(r.metric));
   std::vector<std::string> open;  // gating rows that cannot tell: not a failure, but not "same" either
   for (const auto& r : s.rows)
-    if (r.gating && r.outcome == Outcome::cannot_tell) open.push_back(r.scenario + " " + to_string(r.metric));
+    if (r.gating && r.outcome == stats::Verdict::cannot_tell) open.push_back(r.scenario + " " + to_string(r.metric));
   const std::string open_text = open.empty() ? "" : " Cannot tell for " + names_for_message(open, open.size()) +
                                                         ": too few runs to rule out a change beyond the minimum "
                                                         "effect (not a failure; the notes say what would settle it).";
@@ -97,12 +97,12 @@ std::string regress_markdown(const RegressSummary& s) {
       {"scenario", "metric", "reference level", "current median", "change", "p (t, one-sided)", "verdict"}};
   for (const auto& r : s.rows) {
     std::string verdict = to_string(r.outcome);
-    if (r.outcome == Outcome::regressed) verdict = r.gating ? "**REGRESSED**" : "regressed (not gating)";
-    if (r.outcome == Outcome::insufficient)
+    if (r.outcome == stats::Verdict::worse) verdict = r.gating ? "**REGRESSED**" : "regressed (not gating)";
+    if (r.outcome == stats::Verdict::insufficient)
       verdict = r.why == stats::CannotTell::no_noise_estimate ? "cannot tell"
                 : s.from_history                                ? "insufficient history"
                                                                 : verdict;
-    if (r.outcome == Outcome::cannot_tell) verdict = "cannot tell (wide)";
+    if (r.outcome == stats::Verdict::cannot_tell) verdict = "cannot tell (wide)";
     std::string ref = format_value(r.metric, r.reference_median);
     if (r.reference_n) {
       ref += " (" + std::to_string(r.level_runs) + (r.level_runs == 1 ? " run" : " runs");
@@ -123,7 +123,7 @@ std::string regress_markdown(const RegressSummary& s) {
   // Insufficient rows grouped by reason, so 9 scenarios of 3 repeats make one line.
   std::vector<std::pair<std::string, std::vector<std::string>>> reasons;  // reason -> what, in row order
   for (const auto& r : s.rows) {
-    if (r.outcome != Outcome::insufficient && r.outcome != Outcome::cannot_tell) continue;
+    if (r.outcome != stats::Verdict::insufficient && r.outcome != stats::Verdict::cannot_tell) continue;
     // A scenario whose metrics all share the reason (no history at all) is named once.
     bool shared = true;
     for (const auto& o : s.rows)
@@ -179,7 +179,7 @@ json change_interval(const MetricVerdict& v) {
 // fall on one side of the minimum effect (resolution.h's
 // settling_half_width). Modelled. null on other rows.
 json settle_json(const MetricVerdict& v, bool from_history) {
-  if (v.outcome != Outcome::cannot_tell) return nullptr;
+  if (v.outcome != stats::Verdict::cannot_tell) return nullptr;
   if (from_history)  // the nightly rule's plan: nights or runs tonight, either alone unless jointly
     return {{"more_nights", v.more_nights > 0 ? json(v.more_nights) : json(nullptr)},
             {"more_current_runs", v.more_runs > 0 ? json(v.more_runs) : json(nullptr)},
@@ -223,7 +223,7 @@ json regress_to_json(const RegressSummary& s) {
                 {"settle", settle_json(r, s.from_history)},
                 {"history_steps", r.steps},
                 {"left_out", r.left_out}};
-    if (r.outcome == Outcome::regressed) row["what_changed"] = what_changed_json(r.what_changed);
+    if (r.outcome == stats::Verdict::worse) row["what_changed"] = what_changed_json(r.what_changed);
     rows.push_back(std::move(row));
   }
   return {{"schema", "ftbench.regress/2"},

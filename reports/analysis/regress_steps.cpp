@@ -54,7 +54,7 @@ void explain_regressions(RegressSummary& s, const std::vector<Report>& current, 
   for (const auto& c : current) tonight_facts.push_back(run_facts(c.environment, c.config));
   for (size_t i = 0; i < s.rows.size(); ++i) {
     MetricVerdict& v = s.rows[i];
-    if (v.outcome != Outcome::regressed) continue;
+    if (v.outcome != stats::Verdict::worse) continue;
     std::vector<RunFacts> before;
     for (size_t k : v.reference_index)
       if (k < row_refs[i].size()) before.push_back(row_refs[i][k].run.facts);
@@ -82,12 +82,6 @@ TonightRuns tonight_runs(const ScenarioResult& r, const std::vector<Report>& cur
 }
 
 }  // namespace
-
-Report read_checked(const json& j, const std::string& where) {
-  Report r = report_from_json(j, where);
-  check_measurements(r, where);
-  return r;
-}
 
 void check_noise_matches(const RegressOptions& o, const RunKey& key, const std::string& current_where) {
   if (!o.noise) return;
@@ -192,7 +186,7 @@ void judge_scenarios(RegressSummary& s, const std::vector<Report>& current, cons
 std::vector<Report> read_tonight(const std::vector<NamedReport>& current, const RegressOptions& o) {
   if (current.empty()) throw std::invalid_argument("regress: no current report");
   std::vector<Report> out;
-  for (const auto& c : current) out.push_back(read_checked(c.json, c.where));
+  for (const auto& c : current) out.push_back(report_from_json(c.json, c.where));
   const RunKey first = run_key(out.front(), current.front().where, o.machine);
   for (size_t k = 1; k < out.size(); ++k) {
     const RunKey key = run_key(out[k], current[k].where, o.machine);

@@ -32,7 +32,6 @@ using ProfileOf = std::function<std::optional<OpProfile>(const RunRepeats&, cons
 using ThroughputJudge = std::function<void(std::vector<MetricVerdict*>&, const std::vector<std::vector<RunRepeats>>&,
                                            const std::vector<TonightRuns>&, const std::vector<const NoiseEstimate*>&)>;
 
-Report read_checked(const nlohmann::json& j, const std::string& where);
 // InputError naming the noise file when it was measured for another preset or config.
 void check_noise_matches(const RegressOptions& o, const RunKey& key, const std::string& current_where);
 JudgeContext context_for(const RegressOptions& o, const Report& current);

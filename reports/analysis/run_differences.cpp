@@ -26,12 +26,6 @@ void flatten(const json& j, const std::string& prefix, std::map<std::string, jso
   }
 }
 
-bool irrelevant(const std::string& key) {
-  for (const auto& k : kRunIrrelevantConfigKeys)
-    if (key == k || key.rfind(k + ".", 0) == 0) return true;
-  return false;
-}
-
 struct EnvKey {
   const char* label;
   const char* path;
@@ -111,21 +105,67 @@ std::string value_text(const json& v) {
   return json_text(v);
 }
 
-const std::vector<std::string> kRunIrrelevantConfigKeys = {
-    "out", "repeats", "scenarios", "model_dir", "data", "vocab", "workload.prep_time_s", "workload.model_dir",
-    "profile"};
+const std::vector<ConfigKeyRule>& config_key_rules() {
+  static const std::vector<ConfigKeyRule> rules = {
+      {"out", KeyPolicy::ignored, nullptr},
+      {"repeats", KeyPolicy::ignored, nullptr},
+      {"scenarios", KeyPolicy::ignored, nullptr},
+      {"model_dir", KeyPolicy::ignored, nullptr},
+      {"data", KeyPolicy::ignored, nullptr},
+      {"vocab", KeyPolicy::ignored, nullptr},
+      {"workload.prep_time_s", KeyPolicy::ignored, nullptr},
+      {"workload.model_dir", KeyPolicy::ignored, nullptr},
+      {"profile", KeyPolicy::ignored, nullptr},
+      {"device", KeyPolicy::by_kind, nullptr},
+      {"workload.data_source", KeyPolicy::by_content, "workload.data_hash"},
+  };
+  return rules;
+}
+
+const std::vector<std::string>& run_irrelevant_config_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> out;
+    for (const auto& r : config_key_rules())
+      if (r.policy == KeyPolicy::ignored) out.push_back(r.key);
+    return out;
+  }();
+  return keys;
+}
+
+json identity_config(const json& config, bool content_known) {
+  json c = config;
+  for (const auto& r : config_key_rules()) {
+    json* node = c.is_object() ? &c : nullptr;
+    json* parent = nullptr;
+    std::string leaf;
+    for (std::string rest = r.key; node != nullptr;) {
+      const size_t dot = rest.find('.');
+      leaf = rest.substr(0, dot);
+      parent = node;
+      node = node->is_object() && node->contains(leaf) ? &(*node)[leaf] : nullptr;
+      if (dot == std::string::npos) break;
+      rest = rest.substr(dot + 1);
+    }
+    if (node == nullptr) continue;
+    if (r.policy == KeyPolicy::by_kind) *node = device_kind(*node);
+    else if (r.policy == KeyPolicy::ignored || (content_known && json_at_path(c, r.content_key) != nullptr))
+      parent->erase(leaf);
+  }
+  return c;
+}
 
 ConfigCheck check_configs(const json& reference, const json& other) {
   std::map<std::string, json> a, b;
-  flatten(reference, "", a);
-  flatten(other, "", b);
+  // Content stands for a path only where both runs record it: against an
+  // older report the path is all there is.
+  bool content_known = true;
+  for (const auto& r : config_key_rules())
+    if (r.policy == KeyPolicy::by_content)
+      content_known = content_known && json_at_path(reference, r.content_key) && json_at_path(other, r.content_key);
+  flatten(identity_config(reference, content_known), "", a);
+  flatten(identity_config(other, content_known), "", b);
   ConfigCheck check;
-  // Where both runs record the data's content hash, the data is identified by
-  // it: the same reviews under another path are the same data.
-  const bool by_content = a.count("workload.data_hash") && b.count("workload.data_hash");
   for (const auto& [key, va] : a) {
-    if (irrelevant(key)) continue;
-    if (by_content && key == "workload.data_source") continue;
     auto it = b.find(key);
     const json* before = config_value_before_key(key);  // a key an older ftbench ran at one value
     if (it == b.end() && before == nullptr) {
@@ -133,11 +173,10 @@ ConfigCheck check_configs(const json& reference, const json& other) {
       continue;
     }
     const json& vb = it == b.end() ? *before : it->second;
-    const bool same = key == "device" ? device_kind(va) == device_kind(vb) : va == vb;  // 32.0 == 32 in nlohmann
-    if (!same) check.differences.push_back({key, va, vb});
+    if (va != vb) check.differences.push_back({key, va, vb});  // 32.0 == 32 in nlohmann
   }
   for (const auto& [key, vb] : b) {
-    if (irrelevant(key) || a.count(key) || (by_content && key == "workload.data_source")) continue;
+    if (a.count(key)) continue;
     if (const json* before = config_value_before_key(key)) {
       if (*before != vb) check.differences.push_back({key, *before, vb});
     } else {

@@ -34,17 +34,37 @@ struct ConfigCheck {
   bool comparable() const { return differences.empty(); }
 };
 
-// Keys that do not change what a row measures, so reports that differ in them
-// are comparable: where the files went (out), how many repeats and which rows
-// ran (repeats, scenarios: compare takes the rows both have, and the
-// statistics account for n), input paths (model_dir, data, vocab: what was
-// loaded is compared through workload.*), the time data preparation took
-// (workload.prep_time_s), whether rows were profiled (profile: an untimed
-// pass after the timed repeats) and the device index (config.device is compared as
-// cpu / cuda / auto: cuda:0 and cuda:1 are the same kind of device). Where
-// both record workload.data_hash (the data's content), the data's path
-// (workload.data_source) is not compared: the hash is.
-extern const std::vector<std::string> kRunIrrelevantConfigKeys;
+// What makes two runs the same configuration, once: a policy per config key
+// (dotted path; a key covers its children), read by compare's refusal
+// (check_configs) and history's series key (hashed_config in history.h).
+// Keys not listed are compared by value.
+enum class KeyPolicy {
+  ignored,     // does not change what a row measures
+  by_kind,     // compared as its kind: "cuda:1" is "cuda"
+  by_content,  // a path stood for by the content hash next to it, where the report records one
+};
+struct ConfigKeyRule {
+  const char* key;
+  KeyPolicy policy;
+  const char* content_key;  // by_content: the hash that stands for it
+};
+// Ignored: where the files went (out), how many repeats and which rows ran
+// (repeats, scenarios: compare takes the rows both have, and the statistics
+// account for n), input paths (model_dir, data, vocab: what was loaded is
+// compared through workload.*), the time data preparation took
+// (workload.prep_time_s) and whether rows were profiled (profile: an
+// untimed pass after the timed repeats). By kind: the device (cuda:0 and
+// cuda:1 are the same kind of device; the machine key names the GPUs). By
+// content: the data's path (workload.data_source) where the report records
+// workload.data_hash: the same reviews under another path are the same data.
+const std::vector<ConfigKeyRule>& config_key_rules();
+// The ignored keys, in the table's order (compare's output lists them).
+const std::vector<std::string>& run_irrelevant_config_keys();
+// A config as both judges see it: ignored keys removed, by_kind keys as
+// their kind, by_content paths left to their hash where it is recorded
+// (content_known: compare passes false where one of its two runs lacks the
+// hash, so that the paths are compared; history, one run at a time, true).
+nlohmann::json identity_config(const nlohmann::json& config, bool content_known = true);
 ConfigCheck check_configs(const nlohmann::json& reference, const nlohmann::json& other);
 std::string describe(const KeyDifference& d);  // "preset ('smoke' vs 'mfu')"
 

@@ -163,9 +163,9 @@ std::string trend_markdown(const std::string& scenario, Metric m, const std::vec
     if (p.verdict.why == stats::CannotTell::interval_too_wide)
       unsettled.push_back(p.run.git_commit + " (" + p.run.time + "): " + p.verdict.why_open);
     std::string verdict = to_string(p.verdict.outcome);
-    if (p.verdict.outcome == Outcome::insufficient) verdict = "insufficient history";
-    if (p.verdict.outcome == Outcome::regressed) verdict = "**regressed**";
-    if (std::isfinite(p.verdict.change) && p.verdict.outcome != Outcome::insufficient)
+    if (p.verdict.outcome == stats::Verdict::insufficient) verdict = "insufficient history";
+    if (p.verdict.outcome == stats::Verdict::worse) verdict = "**regressed**";
+    if (std::isfinite(p.verdict.change) && p.verdict.outcome != stats::Verdict::insufficient)
       verdict += " (" + percent(p.verdict.change) + ")";
     std::string cp;
     if (p.change_point) {

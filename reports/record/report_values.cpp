@@ -14,14 +14,15 @@ using nlohmann::json;
 
 namespace {
 
-// Paths inside one result object; losses and accuracies are not here (a
-// diverged loss is NaN by right).
+// Paths inside one result object; losses are not here (a diverged loss is
+// NaN by right), nor the row's accuracies (a row that does not evaluate has
+// none); each repeat's test_acc is (history and regress judge it).
 constexpr const char* kResultKeys[] = {
     "wall_time_s", "throughput.train_samples_per_s", "throughput.train_tokens_per_s", "throughput.train_samples",
     "memory.peak_bytes", "efficiency.step_ms_median", "efficiency.model_tflops_per_s", "data.loader_wait_s",
     "technique.capture_time_s"};
-constexpr const char* kSampleKeys[] = {"wall_time_s", "train_samples_per_s", "train_tokens_per_s", "peak_bytes",
-                                       "step_ms_median", "train_samples", "steady_samples_per_s"};
+constexpr const char* kSampleKeys[] = {"wall_time_s",    "train_samples_per_s", "train_tokens_per_s", "peak_bytes",
+                                       "step_ms_median", "train_samples",       "steady_samples_per_s", "test_acc"};
 
 void check(const json& parent, const std::string& parent_path, const std::string& key) {
   const json* v = json_at_path(parent, key);

@@ -1,5 +1,6 @@
-// Measurements a report can hold at all: times, throughputs and byte counts
-// are finite and >= 0. A report that says otherwise was edited or written by
+// Measurements a report can hold at all: times, throughputs, byte counts and
+// each repeat's test accuracy are finite and >= 0; the one check, made by the
+// reader (report_from_json), so every command that reads a report makes it. A report that says otherwise was edited or written by
 // a broken tool, and comparing or charting it would print nonsense.
 #pragma once
 

@@ -16,7 +16,7 @@ json compare_chart_spec(const std::vector<PairComparison>& pairs) {
     for (const auto& s : p.scenarios) {
       if (std::find(order.begin(), order.end(), json(s.scenario)) == order.end()) order.push_back(s.scenario);
       for (const auto& m : s.metrics) {
-        if (m.verdict == Verdict::not_recorded || !std::isfinite(m.ratio.estimate)) continue;
+        if (!m.verdict || !std::isfinite(m.ratio.estimate)) continue;
         // One repeat a side: no interval, the bar collapses onto the point.
         const bool spread = std::isfinite(m.ratio.low) && std::isfinite(m.ratio.high);
         values.push_back({{"scenario", s.scenario},
@@ -25,7 +25,7 @@ json compare_chart_spec(const std::vector<PairComparison>& pairs) {
                           {"ratio", m.ratio.estimate},
                           {"low", spread ? m.ratio.low : m.ratio.estimate},
                           {"high", spread ? m.ratio.high : m.ratio.estimate},
-                          {"verdict", to_string(m.verdict)}});
+                          {"verdict", compare_word(m.verdict)}});
       }
     }
   const std::string reference = pairs.empty() ? "" : pairs.front().reference_name;

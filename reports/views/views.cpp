@@ -66,7 +66,7 @@ void write_page(const ViewSet& set, const std::set<std::string>& written, const 
 }  // namespace
 
 RenderOutcome write_report_views(const ViewSet& set, const Renderer& renderer) {
-  write_table_and_chart_specs(set.dir, *set.report);
+  if (!set.specs_written) write_table_and_chart_specs(set.dir, *set.report);
   const RenderOutcome o = render_charts(renderer, {set.dir});
   write_page(set, canonical_set(o.written), why_not(o));
   return o;

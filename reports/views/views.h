@@ -17,6 +17,9 @@ struct ViewSet {
   std::string dir;              // where the views go (created)
   const Report* report = nullptr;
   bool beside_report = false;   // report.json and steps.csv are in `dir` (index.html links them)
+  // table.md and the chart specs in `dir` are already this report's (a run
+  // wrote them with its last row: run_outputs.h), so they are not written again.
+  bool specs_written = false;
 };
 
 // One report: its views in set.dir. The charts are rendered in one renderer

@@ -3,9 +3,12 @@
 #   tests/cli/list.sh FTBENCH FIXTURES CASE
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# Every row of ftbench, in the order `ftbench list` and a report give them.
-list_order="baseline fused_adam trainer amp amp_bf16 bucketed cuda_graph cuda_graph_bf16 cuda_graph_fp16 ddp sharded"
-list_order+=" zero2 zero2_offload zero3 zero3_offload fabric peer peer_amp peer_amp_compiled fastest largest_batch"
+# The rows `ftbench list` prints, in its order (no list kept by hand: the
+# registry is the list; test_scenarios holds it against the sources).
+listed_rows() {
+  "$1" list >"$tmp/list.out" 2>"$tmp/list.err" || fail "list: $(cat "$tmp/list.err")"
+  grep -o '^[a-z_0-9]\+ ' "$tmp/list.out" | tr -d ' ' | grep -v '^scenario$' | tr '\n' ' '
+}
 
 case "$case_name" in
   list_fits_120_columns)
@@ -25,23 +28,23 @@ PY
       grep -q "^$s " "$tmp/out" || fail "scenario $s is not listed"
     done ;;
   list_order_pinned)
-    # The rows and their order, as registry.cpp's table had them before rows
-    # registered themselves (issue 37): rank order, never link order; a row
-    # the linker dropped would be missing here.
-    "$ftbench" list >"$tmp/out" 2>"$tmp/err" || fail "list: $(cat "$tmp/err")"
-    rows=$(grep -o '^[a-z_0-9]\+ ' "$tmp/out" | tr -d ' ' | grep -v '^scenario$' | tr '\n' ' ')
-    want="$list_order "
-    [ "$rows" = "$want" ] || fail "rows: '$rows', want '$want'" ;;
+    # Every row the sources register is listed, once: a row the linker
+    # dropped would be missing (its order is the registry's rank order,
+    # test_scenarios).
+    rows=$(listed_rows "$ftbench")
+    registered=$(grep -rh '^FTB_REGISTER_SCENARIO(' "$fixtures/../../scenarios" | wc -l)
+    [ "$(echo $rows | wc -w)" = "$registered" ] || fail "rows: '$rows', want $registered (the sources' registrations)"
+    [ "$(echo $rows | tr ' ' '\n' | sort -u | wc -l)" = "$registered" ] || fail "a row is listed twice: '$rows'" ;;
   list_fixture_row)
     # A scenario added in one file (tests/fixtures/scenarios/fixture_row.cpp,
     # compiled into the test build ftbench_fixture_row beside ftbench) is
     # listed at its rank and runs to ok.
     with_row="$(dirname "$ftbench")/ftbench_fixture_row"
     [ -x "$with_row" ] || fail "$with_row is not built (cmake --build build --target ftbench_fixture_row)"
-    "$with_row" list >"$tmp/out" 2>"$tmp/err" || fail "list: $(cat "$tmp/err")"
-    rows=$(grep -o '^[a-z_0-9]\+ ' "$tmp/out" | tr -d ' ' | grep -v '^scenario$' | tr '\n' ' ')
-    want="$(echo "$list_order " | sed 's/^baseline /baseline fixture_row /')"
-    [ "$rows" = "$want" ] || fail "rows: '$rows', want '$want'"
+    rows=$(listed_rows "$with_row")
+    cp "$tmp/list.out" "$tmp/out"
+    want="$(listed_rows "$ftbench" | sed 's/^baseline /baseline fixture_row /')"
+    [ "$rows" = "$want" ] || fail "rows: '$rows', want '$want' (fixture_row at its rank 150, after baseline)"
     grep -q '^fixture_row .* yes *$' "$tmp/out" || fail "fixture_row is not available: $(grep fixture_row "$tmp/out")"
     "$with_row" run --scenarios fixture_row --out "$tmp/o" "${tiny[@]}" >"$tmp/run.out" 2>"$tmp/err" ||
       fail "run: $(tail -n 3 "$tmp/err")"
