@@ -24,5 +24,6 @@ Command add_calibrate_command(CLI::App& app);
 Command add_export_command(CLI::App& app);
 Command add_report_command(CLI::App& app);
 Command add_power_command(CLI::App& app);
+Command add_duet_command(CLI::App& app);
 
 }  // namespace ftb

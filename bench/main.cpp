@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   for (auto add : {ftb::add_run_command, ftb::add_list_command, ftb::add_predict_command,
                    ftb::add_tokenize_command, ftb::add_compare_command, ftb::add_history_command,
                    ftb::add_regress_command, ftb::add_calibrate_command, ftb::add_export_command,
-                   ftb::add_report_command, ftb::add_power_command})
+                   ftb::add_report_command, ftb::add_power_command, ftb::add_duet_command})
     commands.push_back(add(app));
   try {
     app.parse(argc, argv);

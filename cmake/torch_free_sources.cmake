@@ -16,14 +16,16 @@ set(FTB_RECORDS_SOURCES ${FTB_ROOT}/core/measure/phases.cpp ${FTB_ROOT}/core/mea
 # ftb_torch_free).
 set(FTB_MODEL_TORCH_FREE_SOURCES ${FTB_ROOT}/core/model/hf_config.cpp ${FTB_ROOT}/core/model/safetensors_layout.cpp)
 set(FTB_TRAIN_TORCH_FREE_SOURCES ${FTB_ROOT}/core/train/run_config.cpp)
-set(FTB_LAUNCH_SOURCES ${FTB_ROOT}/scenarios/parallel/rank_env.cpp ${FTB_ROOT}/scenarios/parallel/launcher.cpp)
+set(FTB_LAUNCH_SOURCES ${FTB_ROOT}/scenarios/parallel/rank_env.cpp ${FTB_ROOT}/scenarios/parallel/launcher.cpp
+  ${FTB_ROOT}/scenarios/parallel/launcher_ports.cpp)
 set(FTB_RESULT_SOURCES ${FTB_ROOT}/scenarios/result.cpp)
 set(FTB_STATS_SOURCES
   ${FTB_ROOT}/reports/analysis/statistics.cpp ${FTB_ROOT}/reports/analysis/two_level.cpp
   ${FTB_ROOT}/reports/analysis/resolution.cpp ${FTB_ROOT}/reports/analysis/verdict.cpp
   ${FTB_ROOT}/reports/analysis/change_points.cpp
   ${FTB_ROOT}/reports/analysis/moderated_variance.cpp ${FTB_ROOT}/reports/analysis/nightly.cpp
-  ${FTB_ROOT}/reports/analysis/power.cpp ${FTB_ROOT}/reports/analysis/accuracy.cpp)
+  ${FTB_ROOT}/reports/analysis/power.cpp ${FTB_ROOT}/reports/analysis/accuracy.cpp
+  ${FTB_ROOT}/reports/analysis/duet.cpp)
 set(FTB_REPORT_UPGRADE_SOURCES ${FTB_ROOT}/reports/record/report_upgrade.cpp)
 # ftb_reports also compiles render_paths.cpp, configured from reports/views/render_paths.cpp.in.
 set(FTB_REPORTS_SOURCES

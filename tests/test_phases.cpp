@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <set>
+#include <string>
+#include <vector>
 
 #include "core/base/errors.h"
 #include "core/measure/nvtx_range.h"
@@ -14,6 +16,7 @@
 #include "reports/views/table.h"
 #include "scenarios/registry.h"
 #include "scenarios/runner.h"
+#include "tests/nvtx_injection.h"
 #include "tests/tiny_config.h"
 
 using ftb::Phase;
@@ -66,12 +69,33 @@ TEST_CASE("phases: the recorder times scopes inside a step only, other is the re
   CHECK(recorder.collect_epoch(next).empty());
 }
 
-TEST_CASE("phases: NVTX ranges are compiled in exactly when the CUDA toolkit's NVTX3 was found") {
+// What a profiler attached to the run receives: the static injection
+// (tests/nvtx_injection.h) stands in for nsys and records the ranges.
+TEST_CASE("phases: a phase and an NvtxRange reach an attached NVTX tool as nested ranges, popped in order") {
   // FTB_NVTX_EXPECTED comes from configure (FTB_WITH_NVTX); the no-op variant
   // is compiled by the ftb_nvtx_noop target in every build.
   CHECK(ftb::nvtx_enabled() == static_cast<bool>(FTB_NVTX_EXPECTED));
-  ftb::PhaseScope scope(Phase::forward);  // no active recorder: an NVTX range only
-  ftb::NvtxRange range("test");
+  const auto before = ftb_test::nvtx_log();
+  {
+    ftb::PhaseScope scope(Phase::forward);  // no active recorder: an NVTX range only
+    {
+      ftb::NvtxRange range("test");
+      const auto inside = ftb_test::nvtx_log();
+      CHECK(inside.popped == before.popped);  // both still open
+    }
+    CHECK(ftb_test::nvtx_log().popped == before.popped + (FTB_NVTX_EXPECTED ? 1 : 0));
+  }
+  const auto after = ftb_test::nvtx_log();
+  const std::vector<std::string> opened(after.pushed.begin() + static_cast<std::ptrdiff_t>(before.pushed.size()),
+                                        after.pushed.end());
+  if (FTB_NVTX_EXPECTED) {
+    CHECK(after.attached);
+    CHECK(opened == std::vector<std::string>{ftb::phase_name(Phase::forward), "test"});
+    CHECK(after.popped == before.popped + 2);
+  } else {
+    CHECK_FALSE(after.attached);  // no NVTX call, no tool
+    CHECK(opened.empty());
+  }
 }
 
 TEST_CASE("phases: baseline on a CPU breaks its time down into the phases that add up to the steps") {

@@ -9,6 +9,7 @@
 #include "core/base/interrupt.h"
 #include "core/measure/op_profiler.h"
 #include "core/measure/phase_recorder.h"
+#include "core/train/test_slowdown.h"
 
 namespace ftb {
 
@@ -56,12 +57,14 @@ std::optional<TakenStep> take_step(const Loaders& loaders, const LoopOptions& op
   // A profiling pass (the sweep's, untimed) opens its window here.
   StepProfiler* profiler = active_step_profiler();
   if (profiler) profiler->before_step(state.step + 1);
+  const auto step_start = Clock::now();
   recorder.begin_step();
   {
     PhaseScope copy(Phase::h2d_copy);
     taken.batch = to_device(taken.host, options.device);
   }
   taken.out = step(taken.batch);
+  apply_test_slowdown(step_start);  // test-only (FTB_TEST_SLOWDOWN); nothing when unset
   recorder.end_step();
   if (profiler) profiler->after_step(state.step + 1);
   return taken;

@@ -268,13 +268,9 @@ std::pair<double, double> variance(const SeriesNoise& n, const std::vector<doubl
   double var = n.level_var / R + var_tonight, df = n.df;
   if (const auto& k = n.known) {
     const double known = k->run_sd * k->run_sd * (1 / K + 1 / R);
-    if (std::isfinite(k->df)) {
-      var = (df * var + k->df * known) / (df + k->df);
-      df += k->df;
-    } else {
-      var = known;
-      df = k->df;
-    }
+    const JoinWeights w = join_weights(df, k->df);  // two_level.h: the one join
+    var = w.own * var + w.known * known;
+    df = std::isfinite(k->df) ? df + k->df : k->df;
   }
   return {var, df};
 }
@@ -292,7 +288,7 @@ SeriesNoise noise_of(const SeriesFit& f, const NightSeries& s, const VariancePri
   // A calibrated run-to-run noise joins the estimate, weighted by its
   // degrees of freedom, unless this series has just shown itself an
   // outlier among the report's (then its own spread stands).
-  if (const auto& k = s.noise; k && k->run_sd > 0 && k->df > 0 && !v.own_spread) n.known = k;
+  if (usable(s.noise) && !v.own_spread) n.known = s.noise;
   v.within_sd = std::sqrt(n.var_w);
   v.between_sd = std::sqrt(std::max(0.0, n.level_var - n.wh));
   return n;

@@ -13,6 +13,13 @@
 #include <random>
 
 namespace ftb::stats {
+bool usable(const std::optional<KnownNoise>& k) { return k && k->run_sd > 0 && k->df > 0; }
+
+JoinWeights join_weights(double own_df, double known_df) {
+  if (!std::isfinite(known_df) || own_df <= 0) return {0, 1};  // the known noise alone
+  return {own_df / (own_df + known_df), known_df / (own_df + known_df)};
+}
+
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -30,8 +37,8 @@ struct SideWeights {
 SideWeights side_weights(size_t runs, const std::optional<KnownNoise>& file) {
   const double df_runs = runs >= 2 ? static_cast<double>(runs - 1) : 0;
   if (!file) return {df_runs > 0 ? 1.0 : 0.0, 0};
-  if (!std::isfinite(file->df)) return {0, 1};  // known exactly: the runs add nothing to it
-  return {df_runs / (df_runs + file->df), file->df / (df_runs + file->df)};
+  const JoinWeights w = join_weights(df_runs, file->df);
+  return {w.own, w.known};
 }
 
 // One independent variance estimate's share of se^2, with its df.
@@ -237,7 +244,7 @@ LevelDifference compare_levels(const std::vector<double>& a, const std::vector<d
       if (!std::isfinite(x)) return d;  // a run with a value <= 0: no level, no claim (diff stays NaN)
   d.diff = mean(b) - mean(a);
   std::optional<KnownNoise> file;
-  if (noise && noise->run_sd > 0 && noise->df > 0) file = noise;
+  if (usable(noise)) file = noise;
   const double ka = static_cast<double>(a.size()), kb = static_cast<double>(b.size());
   const SideWeights wa = side_weights(a.size(), file), wb = side_weights(b.size(), file);
   // se^2 = on_a s2_a + on_b s2_b + on_file sigma2: each side's variance over its run count.

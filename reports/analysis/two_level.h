@@ -81,6 +81,19 @@ struct KnownNoise {
   double df = std::numeric_limits<double>::infinity();
 };
 
+// Whether a known noise can join an estimate at all (a positive sd, with
+// degrees of freedom): the one guard compare, regress and the nightly rule use.
+bool usable(const std::optional<KnownNoise>& k);
+
+// The one join of an estimate's own variance (own_df degrees of freedom)
+// with a known noise's: weights by df, adding to 1; a noise known exactly
+// (infinite df) takes all the weight, and so does any noise where the
+// estimate has no df of its own. The joined df is own_df + known_df.
+struct JoinWeights {
+  double own = 0, known = 0;
+};
+JoinWeights join_weights(double own_df, double known_df);
+
 enum class NoiseBasis { runs, noise_file, runs_and_noise_file, none };
 std::string to_string(NoiseBasis b);
 

@@ -142,6 +142,17 @@ ScenarioResult::HeldPhases held_phases(const RowPhases& phases, const dist::Grad
   return out;
 }
 
+// The gradient sync's options for a row of `sharding` (and offload), from the run's settings.
+dist::DataParallelOptions data_parallel_options(const RunConfig& c, dist::Sharding sharding, bool offload) {
+  dist::DataParallelOptions o;
+  o.sharding = sharding;
+  o.offload = offload;
+  o.bucket_cap_bytes = static_cast<int64_t>(c.bucket_mb * 1024 * 1024);
+  o.lr = c.lr;
+  o.accumulate = c.accumulate;
+  return o;
+}
+
 }  // namespace
 
 void fill_distributed(ScenarioResult& r, const dist::GradientSync& dp, dist::Communicator& comm,
@@ -214,12 +225,7 @@ ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const Sc
 
   auto model = w.make_model();
   model->to(device);  // fp32 parameters in every precision
-  dist::DataParallelOptions o;
-  o.sharding = sharding;
-  o.offload = offload;
-  o.bucket_cap_bytes = static_cast<int64_t>(c.bucket_mb * 1024 * 1024);
-  o.lr = c.lr;
-  o.accumulate = c.accumulate;
+  const auto o = data_parallel_options(c, sharding, offload);
   const auto sync = dist::make_gradient_sync(model, comm, o, precision);  // zero3 gathers in its compute dtype
   dist::GradientSync& dp = *sync;
   // A device budget (max_device_bytes): the row fails as a device of that
@@ -227,8 +233,7 @@ ScenarioResult run_data_parallel(const Workload& w, const RunConfig& c, const Sc
   // staging included), before any training.
   check_device_budget(dp, c.max_device_bytes);
   dp.broadcast_parameters(0);  // every rank starts from rank 0's weights
-  std::unique_ptr<GradScaler> scaler;
-  if (precision == Precision::fp16_mixed) scaler = std::make_unique<GradScaler>();
+  auto scaler = precision == Precision::fp16_mixed ? std::make_unique<GradScaler>() : nullptr;
   auto skipped = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(device));
 
   RunLoaders loaders(w, c, comm->rank(), comm->size());

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "core/train/optimizer.h"
+#include "scenarios/parallel/fully_sharded_unit.h"
 #include "scenarios/parallel/grad_ready_hook.h"
 
 namespace ftb::dist {
@@ -48,27 +49,6 @@ std::string dtype_name(torch::ScalarType t) {
     default: return c10::toString(t);
   }
 }
-
-struct FullyShardedUnits::Unit {
-  std::vector<torch::Tensor> params;  // the model's, views into full
-  std::vector<int64_t> offsets;       // element offset of each in full
-  int64_t numel = 0, padded = 0, chunk = 0;
-  torch::Tensor full;                 // (padded, gather dtype): whole, or its storage resized to 0
-  torch::Tensor setup;                // mixed precision: the fp32 whole until sharded (the master's source)
-  bool whole = false;
-  Pending gathering;                  // an issued all-gather into full
-  torch::Tensor send;                 // mixed precision: this rank's shard cast for that all-gather
-  std::size_t ready = 0;              // parameters whose gradient is accumulated
-  std::vector<char> arrived;          // param -> its gradient arrived since zero_grad()
-  bool reduced = false;
-  torch::Tensor staging;              // (padded, reduce dtype) gradients while they are reduce-scattered
-  torch::Tensor reduced_chunk;        // reduce dtype not fp32: where the reduce-scatter lands first
-  Pending reducing;
-  torch::Tensor accumulated;          // sync off: (padded, fp32) the micro-batches' gradients so far
-  int64_t gather_size = 4;            // bytes an element in the gather dtype
-  int64_t bytes() const { return padded * gather_size; }
-  int64_t send_bytes() const { return gather_size == 4 ? 0 : chunk * gather_size; }
-};
 
 FullyShardedUnits::FullyShardedUnits(SequenceClassifier model, std::shared_ptr<Communicator> comm,
                                      DataParallelOptions options, UnitPrecision precision)
@@ -452,90 +432,6 @@ void FullyShardedUnits::step(const torch::Tensor& found_inf) {
   ensure_sharded();
   if (host_) host_->step(shard_grads_, shards_, found_inf);
   else adam_->step(shard_grads_, /*grad_scale=*/{}, found_inf);
-}
-
-int64_t FullyShardedUnits::optimizer_state_bytes() const {
-  return host_ ? host_->adam().state_bytes() : adam_->state_bytes();
-}
-
-std::string FullyShardedUnits::optimizer_label() const {
-  if (host_) return ftb::optimizer_label(host_->adam(), "this rank's shard of each unit, on the host (offload)");
-  return ftb::optimizer_label(*adam_, "this rank's shard of each unit");
-}
-
-int64_t FullyShardedUnits::gradient_bytes() const {
-  int64_t n = 0;
-  for (const auto& g : shard_grads_) n += g.nbytes();
-  return n;
-}
-
-int64_t FullyShardedUnits::staging_bytes() const { return max_staging_; }
-
-std::vector<int64_t> FullyShardedUnits::unit_bytes() const {
-  std::vector<int64_t> out;
-  for (const auto& u : units_) out.push_back(u->bytes());
-  return out;
-}
-
-int64_t FullyShardedUnits::parameter_count() const {
-  int64_t n = 0;
-  for (const auto& u : units_) n += u->numel;
-  return n;
-}
-
-DeviceBytes FullyShardedUnits::device_bytes_needed(MemoryPhase phase) const {
-  DeviceBytes need = kept_bytes();
-  if (phase == MemoryPhase::evaluation) {
-    for (const auto& u : units_) need.gathered += u->bytes() + u->send_bytes();
-    return need;
-  }
-  const int64_t reduce_size = static_cast<int64_t>(c10::elementSize(precision_.reduce));
-  // Accumulating (accumulate=K > 1, or sync turned off once): every unit's
-  // fp32 sum is alive from the first micro-batch to its reduce (an upper
-  // bound: a unit's becomes its copy when it is reduced in fp32).
-  if (accumulated_ || options_.accumulate > 1)
-    for (const auto& u : units_) need.gradients += u->padded * 4;
-  // Backward's peak, at unit u's reduce: u and u - 1 (prefetched) whole,
-  // u's full gradients, unit u + 1's copy still in flight, and either u's
-  // copy or, before the wait that makes room for it, unit u + 2's; the worst
-  // u. (Forward holds u and u + 1 whole, no more.)
-  int64_t worst = -1;
-  for (std::size_t i = 0; i < units_.size(); ++i) {
-    const auto& u = *units_[i];
-    const int64_t gathered = u.bytes() + (i > 0 ? units_[i - 1]->bytes() + units_[i - 1]->send_bytes() : 0);
-    auto copy_of = [&](std::size_t k) { return k < units_.size() ? units_[k]->padded * reduce_size : 0; };
-    const int64_t copy = std::max(copy_of(i), copy_of(i + 2));
-    const int64_t staging = u.numel * u.gather_size + copy + copy_of(i + 1);
-    if (gathered + staging > worst) {
-      worst = gathered + staging;
-      need.gathered = gathered;
-      need.staging = staging;
-    }
-  }
-  return need;
-}
-
-int64_t FullyShardedUnits::held_bytes() const {
-  std::vector<torch::Tensor> tensors;
-  for (std::size_t i = 0; i < units_.size(); ++i) {
-    const auto& u = *units_[i];
-    tensors.push_back(u.full);  // resized to 0 while sharded
-    tensors.push_back(u.setup);
-    tensors.push_back(u.send);
-    tensors.push_back(u.staging);
-    tensors.push_back(u.reduced_chunk);
-    tensors.push_back(u.accumulated);
-    tensors.push_back(shards_[i]);
-    tensors.push_back(shard_grads_[i]);
-    for (const auto& p : u.params) tensors.push_back(p.grad());
-  }
-  return storage_bytes(tensors) + (host_ ? 0 : optimizer_state_bytes());
-}
-
-int64_t FullyShardedUnits::parameter_bytes() const {
-  int64_t n = 0;
-  for (const auto& s : shards_) n += s.nbytes();
-  return n;
 }
 
 std::unique_ptr<GradientSync> make_gradient_sync(SequenceClassifier model, std::shared_ptr<Communicator> comm,

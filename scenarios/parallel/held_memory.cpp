@@ -52,6 +52,7 @@ void HeldMemory::sample(int64_t bytes) {
   if (!phase_ || device_.is_cuda()) return;
   auto& peak = peaks_[static_cast<std::size_t>(*phase_)];
   peak = std::max(peak, bytes);
+  ++samples_[static_cast<std::size_t>(*phase_)];
 }
 
 std::string HeldMemory::source() const { return device_.is_cuda() ? "cuda_max_allocated" : "tracked_tensors"; }

@@ -52,6 +52,8 @@ class HeldMemory {
   // The strategy's tensors' bytes alive now (CPU); ignored outside a phase.
   void sample(int64_t bytes);
   int64_t peak(MemoryPhase p) const { return peaks_[static_cast<std::size_t>(p)]; }
+  // How many samples counted for `p` (what the tracking costs is this times held_bytes()).
+  int64_t samples(MemoryPhase p) const { return samples_[static_cast<std::size_t>(p)]; }
   // CUDA: the allocator's peak over the whole row, across the phases' resets
   // (read before each reset, the time before the first phase included); 0 on
   // a CPU.
@@ -64,6 +66,7 @@ class HeldMemory {
   torch::Device device_;
   std::optional<MemoryPhase> phase_;
   std::array<int64_t, 2> peaks_{0, 0};
+  std::array<int64_t, 2> samples_{0, 0};
   int64_t row_peak_ = 0;
 };
 

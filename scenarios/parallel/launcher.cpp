@@ -7,11 +7,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,8 +71,9 @@ std::string signal_name(int sig) {
 }
 
 // ---- Signals --------------------------------------------------------------
-// The handlers only record and write one byte to the self-pipe; the loop in
-// launch_ranks does the work. Process-wide state, hence one launch at a time.
+// The handlers only record and write one byte to the self-pipe; the loops of
+// a launch (start_ranks, watch_ranks, Launch::stop) do the work.
+// Process-wide state, hence one launch at a time.
 
 volatile sig_atomic_t g_interrupt = 0;   // the last SIGINT/SIGTERM received
 volatile sig_atomic_t g_interrupts = 0;  // how many (a second one skips the grace period)
@@ -356,119 +355,8 @@ pid_t spawn(const char* program, char* const* argv, char* const* envp, pid_t pgi
   return pid;
 }
 
-// ---- Ports ----------------------------------------------------------------
-
-struct AddrList {
-  addrinfo* head = nullptr;
-  AddrList() = default;
-  AddrList(const AddrList&) = delete;
-  AddrList& operator=(const AddrList&) = delete;
-  ~AddrList() {
-    if (head) freeaddrinfo(head);
-  }
-};
-
-void resolve(const std::string& addr, int port, AddrList& out) {
-  if (addr.empty()) input_error("MASTER_ADDR", "is empty; expected a host name or IP address");
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_NUMERICSERV;
-  const int rc = getaddrinfo(addr.c_str(), std::to_string(port).c_str(), &hints, &out.head);
-  if (rc != 0) input_error("MASTER_ADDR", "cannot resolve \"" + addr + "\": " + gai_strerror(rc));
-}
-
-// Binds a TCP socket to `a`. Returns 0 (and the bound port) or errno. The
-// socket is closed, or with `keep` left open and listening in *keep.
-int try_bind(const addrinfo* a, bool reuse, int* bound_port, int* keep = nullptr) {
-  const int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-  if (fd < 0) return errno;
-  int err = 0;
-  const int one = 1;
-  if (reuse) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (bind(fd, a->ai_addr, a->ai_addrlen) != 0) {
-    err = errno;
-  } else if (keep && listen(fd, SOMAXCONN) != 0) {
-    err = errno;
-  } else if (bound_port) {
-    sockaddr_storage ss{};
-    socklen_t len = sizeof ss;
-    if (getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) {
-      err = errno;
-    } else {
-      char serv[NI_MAXSERV];
-      const int rc = getnameinfo(reinterpret_cast<sockaddr*>(&ss), len, nullptr, 0, serv, sizeof serv, NI_NUMERICSERV);
-      if (rc != 0) err = EINVAL;
-      else *bound_port = std::atoi(serv);
-    }
-  }
-  if (keep && err == 0) *keep = fd;
-  else close(fd);
-  return err;
-}
-
-// The messages of check_port_free and listen_on for a bind that failed with `err`.
-[[noreturn]] void bind_error(const std::string& addr, int port, int err) {
-  if (port == 0)  // any port: the address is the problem
-    input_error("MASTER_ADDR", "cannot bind a port on \"" + addr + "\": " + std::strerror(err) +
-                                   " (it must be an address of this machine)");
-  if (err == EADDRINUSE)
-    input_error("MASTER_PORT", "port " + std::to_string(port) + " on " + addr +
-                                   " is already in use (another run, or a rank left from one, holds it); "
-                                   "choose another port, or 0 to pick a free one");
-  if (err == EACCES)
-    input_error("MASTER_PORT", "port " + std::to_string(port) + " on " + addr +
-                                   ": permission denied (ports below 1024 need root); choose another port");
-  input_error("MASTER_ADDR", "cannot bind \"" + addr + "\" port " + std::to_string(port) + ": " + std::strerror(err) +
-                                 " (it must be an address of this machine)");
-}
-
-}  // namespace
-
-int pick_free_port(const std::string& addr) {
-  AddrList list;
-  resolve(addr, 0, list);
-  int first_err = 0;
-  for (const addrinfo* a = list.head; a; a = a->ai_next) {
-    int port = 0;
-    const int err = try_bind(a, false, &port);
-    if (err == 0 && port > 0) return port;
-    if (!first_err) first_err = err ? err : EINVAL;
-  }
-  bind_error(addr, 0, first_err);
-}
-
-int listen_on(const std::string& addr, int port, int* bound_port) {
-  if (port < 0 || port > 65535) input_error("MASTER_PORT", "expected a TCP port in 1..65535, got " + std::to_string(port));
-  AddrList list;
-  resolve(addr, port, list);
-  int first_err = 0;
-  for (const addrinfo* a = list.head; a; a = a->ai_next) {
-    int fd = -1;
-    const int err = try_bind(a, /*reuse=*/port != 0, bound_port, &fd);
-    if (err == 0) return fd;
-    if (err == EADDRINUSE) bind_error(addr, port, err);
-    if (!first_err) first_err = err;
-  }
-  bind_error(addr, port, first_err ? first_err : EINVAL);
-}
-
-void check_port_free(const std::string& addr, int port) {
-  if (port < 1 || port > 65535) input_error("MASTER_PORT", "expected a TCP port in 1..65535, got " + std::to_string(port));
-  AddrList list;
-  resolve(addr, port, list);
-  int first_err = 0;
-  bool bound = false;
-  for (const addrinfo* a = list.head; a; a = a->ai_next) {
-    const int err = try_bind(a, true, nullptr);
-    if (err == EADDRINUSE) bind_error(addr, port, err);
-    if (err == 0) bound = true;
-    else if (!first_err) first_err = err;
-  }
-  if (!bound) bind_error(addr, port, first_err);
-}
-
-LaunchResult launch_ranks(const LaunchOptions& o) {
+// Throws InputError for options no launch can run with, before anything starts.
+void check_options(const LaunchOptions& o) {
   if (o.program.empty()) input_error("program", "is empty");
   if (o.world_size < 1) input_error("world_size", "must be at least 1, got " + std::to_string(o.world_size));
   if (o.threads_per_rank < 1)
@@ -477,6 +365,63 @@ LaunchResult launch_ranks(const LaunchOptions& o) {
   if (!(o.timeout_s >= 0)) input_error("timeout_s", "must be >= 0 (0 = no limit), got " + seconds(o.timeout_s));
   for (const auto& [k, v] : o.env)
     if (k.empty() || k.find('=') != std::string::npos) input_error("env", "bad variable name \"" + k + "\"");
+}
+
+// Records the SIGINT/SIGTERM the launcher received as the launch's failure.
+void fail_interrupted(Launch& l) {
+  const int s = g_interrupt;
+  l.fail(-1, 128 + s, "interrupted by " + signal_name(s) + " (signal " + std::to_string(s) + "); stopped all ranks");
+}
+
+// Starts the ranks in order, rank 0 inheriting `listen_fd`; stops early at
+// an interrupt or at the first rank that could not be started.
+void start_ranks(const LaunchOptions& o, const std::vector<char*>& argv, int listen_fd, Launch& l) {
+  for (int r = 0; r < o.world_size && !l.failed(); ++r) {
+    if (g_interrupt) {
+      fail_interrupted(l);
+      break;
+    }
+    const int inherit = r == 0 ? listen_fd : -1;
+    std::vector<std::string> env_s = rank_environment(o, l.result.master_port, r, inherit);
+    std::vector<char*> envp = c_strings(env_s);
+    const std::string prefix = "launcher: rank " + std::to_string(r) + ": cannot execute " + o.program + ": ";
+    int exec_errno = 0;
+    Child& c = l.kids[r];
+    c.pid = spawn(o.program.c_str(), argv.data(), envp.data(), l.pgid, prefix, inherit, exec_errno);
+    c.running = true;
+    if (l.pgid == 0) l.pgid = c.pid;
+    if (exec_errno)
+      l.fail(r, 127, "rank " + std::to_string(r) + " (pid " + std::to_string(c.pid) + ") could not start " +
+                         o.program + ": " + std::strerror(exec_errno) + " (exit status 127)");
+  }
+}
+
+// Waits until every rank has ended, one fails, the launcher is interrupted
+// or `deadline` passes (each of the last three recorded as the failure).
+void watch_ranks(const LaunchOptions& o, Clock::time_point deadline, const SignalScope& sig, Launch& l) {
+  while (!l.failed() && l.any_running()) {
+    l.reap(true);
+    if (l.failed() || !l.any_running()) break;
+    if (g_interrupt) {
+      fail_interrupted(l);
+      break;
+    }
+    const auto now = Clock::now();
+    if (now >= deadline) {
+      std::string still;
+      for (std::size_t r = 0; r < l.kids.size(); ++r)
+        if (l.kids[r].running) still += (still.empty() ? "" : ",") + std::to_string(r);
+      l.fail(-1, 124, "timed out after " + seconds(o.timeout_s) + " s (ranks still running: " + still + ")");
+      break;
+    }
+    sig.wait(deadline - now);
+  }
+}
+
+}  // namespace
+
+LaunchResult launch_ranks(const LaunchOptions& o) {
+  check_options(o);
 
   Launch l;
   // Held until every rank is started; rank 0 inherits it (kListenFdVar).
@@ -498,49 +443,11 @@ LaunchResult launch_ranks(const LaunchOptions& o) {
   const auto start = Clock::now();
   const auto deadline = o.timeout_s > 0 ? start + after_seconds(o.timeout_s) : Clock::time_point::max();
   l.kids.resize(o.world_size);
-  const auto interrupted = [&] {
-    const int s = g_interrupt;
-    l.fail(-1, 128 + s, "interrupted by " + signal_name(s) + " (signal " + std::to_string(s) + "); stopped all ranks");
-  };
 
   try {
-    for (int r = 0; r < o.world_size && !l.failed(); ++r) {
-      if (g_interrupt) {
-        interrupted();
-        break;
-      }
-      const int inherit = r == 0 ? listening.fd : -1;
-      std::vector<std::string> env_s = rank_environment(o, l.result.master_port, r, inherit);
-      std::vector<char*> envp = c_strings(env_s);
-      const std::string prefix = "launcher: rank " + std::to_string(r) + ": cannot execute " + o.program + ": ";
-      int exec_errno = 0;
-      Child& c = l.kids[r];
-      c.pid = spawn(o.program.c_str(), argv.data(), envp.data(), l.pgid, prefix, inherit, exec_errno);
-      c.running = true;
-      if (l.pgid == 0) l.pgid = c.pid;
-      if (exec_errno)
-        l.fail(r, 127, "rank " + std::to_string(r) + " (pid " + std::to_string(c.pid) + ") could not start " +
-                           o.program + ": " + std::strerror(exec_errno) + " (exit status 127)");
-    }
-
+    start_ranks(o, argv, listening.fd, l);
     listening.reset();  // rank 0 has its copy
-    while (!l.failed() && l.any_running()) {
-      l.reap(true);
-      if (l.failed() || !l.any_running()) break;
-      if (g_interrupt) {
-        interrupted();
-        break;
-      }
-      const auto now = Clock::now();
-      if (now >= deadline) {
-        std::string still;
-        for (std::size_t r = 0; r < l.kids.size(); ++r)
-          if (l.kids[r].running) still += (still.empty() ? "" : ",") + std::to_string(r);
-        l.fail(-1, 124, "timed out after " + seconds(o.timeout_s) + " s (ranks still running: " + still + ")");
-        break;
-      }
-      sig.wait(deadline - now);
-    }
+    watch_ranks(o, deadline, sig, l);
   } catch (...) {
     l.stop(o.grace_s, sig);
     throw;

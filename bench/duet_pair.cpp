@@ -1,0 +1,114 @@
+#include "bench/duet_pair.h"
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/base/files.h"
+#include "core/base/subprocess.h"
+
+namespace ftb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double side_seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// The steal column of /proc/stat's "cpu" line, in seconds; -1 unknown.
+double steal_seconds() {
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  long long user, nice, system, idle, iowait, irq, softirq, steal;
+  if (!(in >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) || cpu != "cpu") return -1;
+  const long ticks = ::sysconf(_SC_CLK_TCK);
+  return ticks > 0 ? static_cast<double>(steal) / static_cast<double>(ticks) : -1;
+}
+
+double loadavg() {
+  std::ifstream in("/proc/loadavg");
+  double one = -1;
+  in >> one;
+  return in ? one : -1;
+}
+
+int exit_code_of(const Finished& f) {
+  if (!f.started) return 127;
+  if (f.timed_out) return 124;
+  if (WIFSIGNALED(f.status)) return 128 + WTERMSIG(f.status);
+  return WIFEXITED(f.status) ? WEXITSTATUS(f.status) : 1;
+}
+
+// On the calling thread: pin it to the side's cores (the child inherits the
+// mask), run the side, keep its console output beside its folder.
+void run_side(const DuetSide& side, SideRun& run, double timeout_s) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : run.cores) CPU_SET(c, &set);
+  if (::sched_setaffinity(0, sizeof set, &set) != 0) {
+    run.exit_code = 127;
+    write_file_atomic(run.out + ".log", "duet: cannot pin to the side's cores\n");
+    return;
+  }
+  std::vector<std::string> argv;
+  if (!side.env.empty()) {
+    argv.push_back("/usr/bin/env");
+    argv.insert(argv.end(), side.env.begin(), side.env.end());
+  }
+  argv.insert(argv.end(), {side.executable, "run", "--out", run.out});
+  argv.insert(argv.end(), side.args.begin(), side.args.end());
+  const auto t0 = Clock::now();
+  const Finished f = run_captured(argv, timeout_s);
+  run.seconds = side_seconds_since(t0);
+  run.exit_code = exit_code_of(f);
+  write_file_atomic(run.out + ".log", f.out + f.err + (f.spawn_error.empty() ? "" : f.spawn_error + "\n"));
+}
+
+}  // namespace
+
+std::vector<int> available_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> out;
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return out;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) out.push_back(c);
+  return out;
+}
+
+PairRun run_pair(const DuetSide& a_side, const DuetSide& b_side, PairRun pair, double timeout_s) {
+  pair.loadavg_before = loadavg();
+  const double steal0 = steal_seconds();
+  const auto t0 = Clock::now();
+  if (pair.together) {
+    // Two threads, each pinned before it starts its side: the sides start
+    // within a thread start of each other.
+    std::thread ta([&] { run_side(a_side, pair.a, timeout_s); });
+    std::thread tb([&] { run_side(b_side, pair.b, timeout_s); });
+    ta.join();
+    tb.join();
+  } else {
+    // A thread for the pinning, so this thread's mask stays as it was.
+    std::thread t([&] {
+      if (pair.first == 'a') {
+        run_side(a_side, pair.a, timeout_s);
+        run_side(b_side, pair.b, timeout_s);
+      } else {
+        run_side(b_side, pair.b, timeout_s);
+        run_side(a_side, pair.a, timeout_s);
+      }
+    });
+    t.join();
+  }
+  pair.seconds = side_seconds_since(t0);
+  const double steal1 = steal_seconds();
+  pair.steal_s = steal0 >= 0 && steal1 >= 0 ? steal1 - steal0 : -1;
+  pair.loadavg_after = loadavg();
+  return pair;
+}
+
+}  // namespace ftb

@@ -1,0 +1,204 @@
+#include "bench/duet_report.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/base/files.h"
+#include "core/base/text_format.h"
+#include "reports/analysis/regress.h"
+#include "reports/analysis/two_level.h"
+#include "reports/record/report.h"
+
+namespace ftb {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
+
+std::string side_failure(const char* side, const SideRun& r) {
+  return "side " + std::string(side) + " (" + r.out + ") exited with " + std::to_string(r.exit_code) + "; its output: " +
+         r.out + ".log";
+}
+
+// Each row's throughput on one side; a row not ok there stays NaN.
+void read_side(const std::string& out, int side, DuetJob& job, DuetPair& pair) {
+  const Report report = read_report(out + "/report.json");
+  for (const auto& r : report.results) {
+    if (pair.throughput.find(r.scenario) == pair.throughput.end()) pair.throughput[r.scenario] = {kNoValue, kNoValue};
+    if (r.status == Status::ok && r.train_samples_per_s > 0)
+      pair.throughput[r.scenario][static_cast<size_t>(side)] = r.train_samples_per_s;
+    if (job.pairs.empty() && side == 0) job.rows.push_back(r.scenario);
+  }
+}
+
+// Per row: each side's log throughput and the log ratio over pairs.
+struct RowSeries {
+  std::vector<double> a, b, ratio;
+};
+RowSeries series(const DuetJob& job, const std::string& row) {
+  RowSeries s;
+  for (const auto& p : job.pairs) {
+    const auto it = p.throughput.find(row);
+    const double ta = it == p.throughput.end() ? kNoValue : it->second[0];
+    const double tb = it == p.throughput.end() ? kNoValue : it->second[1];
+    s.a.push_back(std::log(ta));
+    s.b.push_back(std::log(tb));
+    s.ratio.push_back(std::log(tb) - std::log(ta));
+  }
+  return s;
+}
+
+// The sd of the finite values, and the correlation of a and b over the
+// pairs where both are (NaN under 3 pairs).
+double finite_sd(const std::vector<double>& x) {
+  std::vector<double> f;
+  for (double v : x)
+    if (std::isfinite(v)) f.push_back(v);
+  return f.size() >= 2 ? std::sqrt(stats::sample_variance(f)) : kNoValue;
+}
+double correlation(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> x, y;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::isfinite(a[i]) && std::isfinite(b[i])) x.push_back(a[i]), y.push_back(b[i]);
+  if (x.size() < 3) return kNoValue;
+  const double mx = stats::mean(x), my = stats::mean(y);
+  double sxy = 0, sxx = 0, syy = 0;
+  for (size_t i = 0; i < x.size(); ++i)
+    sxy += (x[i] - mx) * (y[i] - my), sxx += (x[i] - mx) * (x[i] - mx), syy += (y[i] - my) * (y[i] - my);
+  return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : kNoValue;
+}
+
+json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json side_json(const SideRun& s) {
+  return {{"cores", s.cores}, {"out", s.out}, {"exit_code", s.exit_code}, {"seconds", s.seconds}};
+}
+
+json pair_json(const DuetPair& p, size_t k) {
+  json rows = json::object();
+  for (const auto& [row, t] : p.throughput)
+    rows[row] = {{"a", number(t[0])}, {"b", number(t[1])}, {"log_ratio", number(std::log(t[1]) - std::log(t[0]))}};
+  return {{"pair", k + 1},
+          {"together", p.run.together},
+          {"first", std::string(1, p.run.first)},
+          {"a", side_json(p.run.a)},
+          {"b", side_json(p.run.b)},
+          {"seconds", p.run.seconds},
+          {"steal_s", number(p.run.steal_s)},
+          {"loadavg_before", number(p.run.loadavg_before)},
+          {"loadavg_after", number(p.run.loadavg_after)},
+          {"train_samples_per_s", rows}};
+}
+
+json row_json(const DuetJob& job, size_t i) {
+  const auto s = series(job, job.rows[i]);
+  json j = {{"scenario", job.rows[i]},
+            {"sd_log_a", number(finite_sd(s.a))},
+            {"sd_log_b", number(finite_sd(s.b))},
+            {"sd_log_ratio", number(finite_sd(s.ratio))},
+            {"correlation", number(correlation(s.a, s.b))}};
+  if (i < job.verdicts.size()) {
+    const auto& v = job.verdicts[i];
+    const auto& r = v.change.decision.reason;
+    j["verdict"] = to_string(v.change.decision.verdict);
+    j["pairs"] = v.change.pairs;
+    j["settled_at"] = v.settled_at;
+    j["change"] = {{"estimate", number(r.estimate)}, {"low", number(r.low)}, {"high", number(r.high)},
+                   {"level", r.level}, {"p_two_sided", number(v.change.p)}};
+    j["reason"] = stats::explain(r);
+  }
+  return j;
+}
+
+std::string duet_pct(double v, const char* fmt = "%+.1f %%") { return std::isfinite(v) ? format_double(fmt, 100 * v) : "-"; }
+
+}  // namespace
+
+void add_pair(DuetJob& job, PairRun run) {
+  DuetPair pair;
+  pair.run = std::move(run);
+  if (pair.run.a.exit_code != 0) job.failure = side_failure("a", pair.run.a);
+  else if (pair.run.b.exit_code != 0) job.failure = side_failure("b", pair.run.b);
+  if (job.failure.empty()) {
+    read_side(pair.run.a.out, 0, job, pair);
+    read_side(pair.run.b.out, 1, job, pair);
+  }
+  job.pairs.push_back(std::move(pair));
+}
+
+bool judge(DuetJob& job) {
+  std::vector<std::vector<double>> ratios;
+  for (const auto& row : job.rows) ratios.push_back(series(job, row).ratio);
+  stats::judge_look(ratios, job.design, job.verdicts);
+  job.judged_at = static_cast<int>(job.pairs.size());
+  return stats::all_settled(job.verdicts);
+}
+
+bool any_worse(const DuetJob& job) {
+  for (const auto& v : job.verdicts)
+    if (v.change.decision.verdict == stats::Verdict::worse) return true;
+  return false;
+}
+
+json duet_json(const DuetJob& job) {
+  json pairs = json::array(), rows = json::array();
+  for (size_t k = 0; k < job.pairs.size(); ++k) pairs.push_back(pair_json(job.pairs[k], k));
+  for (size_t i = 0; i < job.rows.size(); ++i) rows.push_back(row_json(job, i));
+  const auto& d = job.design;
+  return {{"duet_version", 1},
+          {"mode", job.sequential ? "sequential" : "duet"},
+          {"metric", "train_samples_per_s"},
+          {"sides", {{"a", {{"executable", job.a.executable}, {"args", job.a.args}, {"env", job.a.env}}},
+                     {"b", {{"executable", job.b.executable}, {"args", job.b.args}, {"env", job.b.env}}}}},
+          {"core_sets", job.core_sets},
+          {"design", {{"family_alpha", d.family_alpha}, {"same_risk", d.same_risk}, {"min_effect", d.min_effect},
+                      {"looks", d.looks}, {"look_alpha", d.look_alpha()}, {"interval_level", d.interval_level()}}},
+          {"budget_s", job.budget_s},
+          {"elapsed_s", job.elapsed_s},
+          {"stopped", job.stopped},
+          {"failure", job.failure},
+          {"judged_at_pairs", job.judged_at},
+          {"pairs", pairs},
+          {"rows", rows}};
+}
+
+std::string duet_markdown(const DuetJob& job) {
+  std::vector<std::vector<std::string>> t = {{"row", "verdict", "change B / A", "interval", "pairs", "sd log ratio",
+                                              "sd log A", "sd log B", "corr A,B"}};
+  const json j = duet_json(job);
+  for (const auto& r : j["rows"]) {
+    const auto d = [&](const char* k) { return r[k].is_number() ? r[k].get<double>() : kNoValue; };
+    const json& c = r.contains("change") ? r["change"] : json::object();
+    const auto cv = [&](const char* k) { return c.contains(k) && c[k].is_number() ? c[k].get<double>() : kNoValue; };
+    t.push_back({r["scenario"].get<std::string>(), r.value("verdict", "not judged"), duet_pct(cv("estimate")),
+                 duet_pct(cv("low")) + " to " + duet_pct(cv("high")), std::to_string(r.value("pairs", 0)),
+                 duet_pct(d("sd_log_ratio"), "%.2f %%"), duet_pct(d("sd_log_a"), "%.2f %%"), duet_pct(d("sd_log_b"), "%.2f %%"),
+                 std::isfinite(d("correlation")) ? format_double("%.2f", d("correlation")) : "-"});
+  }
+  const auto& d = job.design;
+  std::string s = "## ftbench duet (" + std::string(job.sequential ? "sequential" : "both sides at once") + "): " +
+                  std::to_string(job.pairs.size()) + " pairs in " + format_double("%.0f", job.elapsed_s) + " of " +
+                  format_double("%.0f", job.budget_s) + " s, stopped: " + job.stopped + "\n\n" +
+                  format_table(t, {false, false, true, true, true, true, true, true, true}, TableStyle::markdown) +
+                  "\nChange: the mean over pairs of log(B / A) of train_samples_per_s, as a ratio; its interval at " +
+                  format_double("%.3g", 100 * d.interval_level()) + " % (Student's t over pairs). Worse/better: the "
+                  "paired t test rejected no change at " + format_double("%.3g", d.look_alpha()) +
+                  " a look (Holm over the rows; " + format_double("%.3g", d.family_alpha) + " over the job's " +
+                  std::to_string(d.looks.size()) + " planned looks) and the change lies beyond +-" +
+                  format_double("%.3g", 100 * d.min_effect) + " %; same: the interval lies inside it; cannot tell: "
+                  "the budget ended first, the interval is what this job ruled out. sd columns: over pairs, of the "
+                  "log.\n";
+  for (const auto& r : j["rows"])
+    if (r.contains("reason")) s += "- " + r["scenario"].get<std::string>() + ": " + r["reason"].get<std::string>() + "\n";
+  if (!job.failure.empty()) s += "\nFailed: " + job.failure + "\n";
+  return s;
+}
+
+void write_duet(const DuetJob& job) {
+  write_file_atomic(job.out + "/duet.json", duet_json(job).dump(2) + "\n");
+  write_file_atomic(job.out + "/duet.md", duet_markdown(job));
+}
+
+}  // namespace ftb

@@ -1,0 +1,49 @@
+// A duet job's record (bench/cmd_duet.cpp): the sides, the cores, every pair
+// with each row's throughput on both sides and its log ratio, and the
+// verdicts of the last look; written to duet.json and rendered as duet.md.
+#pragma once
+
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/duet_pair.h"
+#include "reports/analysis/duet.h"
+
+namespace ftb {
+
+struct DuetPair {
+  PairRun run;
+  // Row -> each side's train_samples_per_s (the gated metric; NaN where the
+  // row did not run ok on that side).
+  std::map<std::string, std::array<double, 2>> throughput;
+};
+
+struct DuetJob {
+  DuetSide a, b;
+  std::array<std::vector<int>, 2> core_sets;  // the duet's two sets (the same set twice: sequential)
+  bool sequential = false;
+  stats::DuetDesign design;
+  double budget_s = 0, elapsed_s = 0;
+  std::string out;
+  std::vector<DuetPair> pairs;
+  std::vector<std::string> rows;  // in the first pair's report order
+  std::vector<stats::DuetRow> verdicts;  // per row, the last look's
+  int judged_at = 0;                     // pairs at the last look
+  std::string stopped;  // "settled" | "budget" | "last look" | "a side failed"
+  std::string failure;  // one line when a side failed
+};
+
+// Reads the pair's two reports into the job (a side that failed: job.failure).
+void add_pair(DuetJob& job, PairRun run);
+// A look over the pairs so far; true when every row is settled.
+bool judge(DuetJob& job);
+bool any_worse(const DuetJob& job);
+nlohmann::json duet_json(const DuetJob& job);
+void write_duet(const DuetJob& job);  // duet.json and duet.md, atomically
+std::string duet_markdown(const DuetJob& job);
+
+}  // namespace ftb
