@@ -11,6 +11,7 @@
 // (alternating which goes first), for machines that cannot host both.
 // Exit: 0 no row slower, 1 a row slower or a side failed, 2 bad input.
 #include <chrono>
+#include <fstream>
 #include <cmath>
 #include <iostream>
 #include <algorithm>
@@ -33,7 +34,7 @@ namespace {
 
 struct DuetArgs {
   RunArgs run;
-  std::string out, a_exe, b_exe;
+  std::string out, a_exe, b_exe, rejudge;
   std::vector<std::string> a_set, b_set, a_env, b_env;
   int cores_per_side = 1;
   double budget_s = 900;
@@ -115,7 +116,31 @@ bool next_pair_fits(const DuetJob& job, double elapsed_s) {
   return elapsed_s + longest <= job.budget_s;
 }
 
-int run_duet(DuetArgs a) {
+// --rejudge FILE: the verdicts of a recorded job judged again (its own
+// design, or the design flags given), printed; nothing run, nothing written.
+int rejudge_duet(const DuetArgs& a, const CLI::App& sub) {
+  std::ifstream in(a.rejudge);
+  if (!in) input_error(a.rejudge, "cannot be read");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    input_error(a.rejudge, std::string("is not JSON: ") + e.what());
+  }
+  DuetJob job = duet_from_json(j, a.rejudge);
+  if (sub.count("--looks")) job.design.looks = a.design.looks;
+  if (sub.count("--alpha")) job.design.family_alpha = a.design.family_alpha;
+  if (sub.count("--same-risk")) job.design.same_risk = a.design.same_risk;
+  if (sub.count("--min-effect")) job.design.min_effect = a.design.min_effect;
+  if (const auto why = stats::design_problem(job.design); !why.empty()) input_error("--looks/--alpha", why);
+  rejudge(job);
+  std::cout << duet_markdown(job);
+  return any_worse(job) ? 1 : 0;
+}
+
+int run_duet(DuetArgs a, const CLI::App& sub) {
+  if (!a.rejudge.empty()) return rejudge_duet(a, sub);
+  if (a.out.empty()) input_error("--out", "is required (the folder for the pairs' reports and duet.json)");
   DuetJob job = plan_job(a);
   job.out = a.out;
   const auto t0 = std::chrono::steady_clock::now();
@@ -157,7 +182,9 @@ Command add_duet_command(CLI::App& app) {
   auto* sub = app.add_subcommand("duet", "tonight (--b) against a reference (--a), both at once on their own cores, "
                                          "judged pair by pair on the log ratio within a time budget");
   add_run_flags(sub, a->run);
-  sub->add_option("--out", a->out, "folder for the pairs' reports, duet.json and duet.md")->required();
+  sub->add_option("--out", a->out, "folder for the pairs' reports, duet.json and duet.md (required unless --rejudge)");
+  sub->add_option("--rejudge", a->rejudge, "a recorded duet.json judged again from its pairs (its design, or the "
+                                           "design flags given), printed; nothing runs");
   sub->add_option("--a", a->a_exe, "the reference ftbench executable (default: this one)");
   sub->add_option("--b", a->b_exe, "tonight's ftbench executable (default: this one)");
   sub->add_option("--a-set", a->a_set, "key=value overrides for side A only (repeatable)");
@@ -175,7 +202,7 @@ Command add_duet_command(CLI::App& app) {
   sub->add_option("--min-effect", a->design.min_effect, "the smallest change that matters (default 0.03: 3 %)");
   sub->add_flag("--sequential", a->sequential, "one side after the other on the same cores (a machine without room "
                                                "for both at once)");
-  return {sub, [a] { return run_duet(*a); }};
+  return {sub, [a, sub] { return run_duet(*a, *sub); }};
 }
 
 }  // namespace ftb

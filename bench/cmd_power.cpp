@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "bench/commands.h"
+#include "bench/power_duet.h"
 #include "core/base/errors.h"
 #include "core/base/text_format.h"
 #include "reports/analysis/power.h"
@@ -23,6 +24,7 @@ struct PowerArgs {
   std::string noise;
   bool repeats_given = false;
   std::vector<double> slowdowns = {0.0, 0.03, 0.05, 0.075, 0.10, 0.125, 0.15, 0.20, 0.30};
+  DuetPowerArgs duet;
 };
 
 std::string pct(double v, const char* fmt = "%.1f %%") { return format_double(fmt, 100 * v); }
@@ -117,7 +119,8 @@ Command add_power_command(CLI::App& app) {
   sub->add_option("--slowdowns", a->slowdowns, "slowdowns to simulate (fractions)")->delimiter(',');
   sub->add_option("--noise", a->noise, "noise.json from `ftbench calibrate`: every scenario with its own within- "
                                        "and between-run noise");
-  return {sub, [a] { return power(*a); }};
+  add_power_duet_flags(sub, a->duet);
+  return {sub, [a] { return a->duet.on ? power_duet(a->duet) : power(*a); }};
 }
 
 }  // namespace ftb

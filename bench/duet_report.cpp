@@ -1,8 +1,10 @@
 #include "bench/duet_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "core/base/errors.h"
 #include "core/base/files.h"
 #include "core/base/text_format.h"
 #include "reports/analysis/regress.h"
@@ -114,6 +116,33 @@ json row_json(const DuetJob& job, size_t i) {
 
 std::string duet_pct(double v, const char* fmt = "%+.1f %%") { return std::isfinite(v) ? format_double(fmt, 100 * v) : "-"; }
 
+std::string cores_text(const std::vector<int>& cores) {
+  std::string s;
+  for (int c : cores) s += (s.empty() ? "" : ",") + std::to_string(c);
+  return s;
+}
+
+// One line a pair: where each side ran, what the machine did meanwhile, and
+// each row's ratio, so a noisy pair is seen.
+std::string pairs_markdown(const DuetJob& job) {
+  std::vector<std::vector<std::string>> t = {{"pair", "cores A | B", "seconds", "steal s", "load before -> after"}};
+  for (const auto& row : job.rows) t[0].push_back(row + " B / A");
+  for (size_t k = 0; k < job.pairs.size(); ++k) {
+    const auto& p = job.pairs[k];
+    std::vector<std::string> line = {
+        std::to_string(k + 1) + (p.run.together ? "" : std::string(" (") + p.run.first + " first)"),
+        cores_text(p.run.a.cores) + " | " + cores_text(p.run.b.cores), format_double("%.0f", p.run.seconds),
+        p.run.steal_s >= 0 ? format_double("%.1f", p.run.steal_s) : "-",
+        format_double("%.2f", p.run.loadavg_before) + " -> " + format_double("%.2f", p.run.loadavg_after)};
+    for (const auto& row : job.rows) {
+      const auto it = p.throughput.find(row);
+      line.push_back(it == p.throughput.end() ? "-" : duet_pct(it->second[1] / it->second[0] - 1));
+    }
+    t.push_back(line);
+  }
+  return format_table(t, std::vector<bool>(t[0].size(), true), TableStyle::markdown);
+}
+
 }  // namespace
 
 void add_pair(DuetJob& job, PairRun run) {
@@ -128,12 +157,103 @@ void add_pair(DuetJob& job, PairRun run) {
   job.pairs.push_back(std::move(pair));
 }
 
-bool judge(DuetJob& job) {
+bool judge(DuetJob& job, size_t pairs) {
   std::vector<std::vector<double>> ratios;
-  for (const auto& row : job.rows) ratios.push_back(series(job, row).ratio);
+  for (const auto& row : job.rows) {
+    auto r = series(job, row).ratio;
+    r.resize(std::min(r.size(), pairs));
+    ratios.push_back(std::move(r));
+  }
   stats::judge_look(ratios, job.design, job.verdicts);
-  job.judged_at = static_cast<int>(job.pairs.size());
+  job.judged_at = static_cast<int>(std::min(pairs, job.pairs.size()));
   return stats::all_settled(job.verdicts);
+}
+
+bool judge(DuetJob& job) { return judge(job, job.pairs.size()); }
+
+void rejudge(DuetJob& job) {
+  job.verdicts.clear();
+  job.judged_at = 0;
+  const size_t n = job.pairs.size();
+  for (int look : job.design.looks) {
+    if (static_cast<size_t>(look) > n) break;
+    if (judge(job, static_cast<size_t>(look))) return;
+  }
+  if (static_cast<size_t>(job.judged_at) != n) judge(job, n);
+}
+
+namespace {
+
+std::vector<int> int_list(const json& j) {
+  std::vector<int> out;
+  if (j.is_array())
+    for (const auto& v : j) out.push_back(v.get<int>());
+  return out;
+}
+
+std::vector<std::string> string_list(const json& j) {
+  std::vector<std::string> out;
+  if (j.is_array())
+    for (const auto& v : j) out.push_back(v.get<std::string>());
+  return out;
+}
+
+SideRun side_from_json(const json& j) {
+  SideRun s;
+  s.cores = int_list(j.at("cores"));
+  s.out = j.at("out").get<std::string>();
+  s.exit_code = j.at("exit_code").get<int>();
+  s.seconds = j.at("seconds").get<double>();
+  return s;
+}
+
+double number_or_nan(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : kNoValue;
+}
+
+DuetPair pair_from_json(const json& j) {
+  DuetPair p;
+  p.run.together = j.at("together").get<bool>();
+  p.run.first = j.at("first").get<std::string>().c_str()[0];
+  p.run.a = side_from_json(j.at("a"));
+  p.run.b = side_from_json(j.at("b"));
+  p.run.seconds = j.at("seconds").get<double>();
+  p.run.steal_s = number_or_nan(j, "steal_s");
+  p.run.loadavg_before = number_or_nan(j, "loadavg_before");
+  p.run.loadavg_after = number_or_nan(j, "loadavg_after");
+  for (const auto& [row, t] : j.at("train_samples_per_s").items())
+    p.throughput[row] = {number_or_nan(t, "a"), number_or_nan(t, "b")};
+  return p;
+}
+
+}  // namespace
+
+DuetJob duet_from_json(const json& j, const std::string& where) {
+  DuetJob job;
+  try {
+    if (j.value("duet_version", 0) != 1) input_error(where, "is not a duet.json of version 1");
+    job.sequential = j.at("mode").get<std::string>() == "sequential";
+    const json& sides = j.at("sides");
+    job.a = {sides.at("a").at("executable").get<std::string>(), string_list(sides.at("a").at("args")),
+             string_list(sides.at("a").value("env", json::array()))};
+    job.b = {sides.at("b").at("executable").get<std::string>(), string_list(sides.at("b").at("args")),
+             string_list(sides.at("b").value("env", json::array()))};
+    job.core_sets = {int_list(j.at("core_sets").at(0)), int_list(j.at("core_sets").at(1))};
+    const json& d = j.at("design");
+    job.design.family_alpha = d.at("family_alpha").get<double>();
+    job.design.same_risk = d.at("same_risk").get<double>();
+    job.design.min_effect = d.at("min_effect").get<double>();
+    job.design.looks = int_list(d.at("looks"));
+    job.budget_s = j.at("budget_s").get<double>();
+    job.elapsed_s = j.at("elapsed_s").get<double>();
+    job.stopped = j.at("stopped").get<std::string>();
+    job.failure = j.at("failure").get<std::string>();
+    for (const auto& p : j.at("pairs")) job.pairs.push_back(pair_from_json(p));
+    for (const auto& r : j.at("rows")) job.rows.push_back(r.at("scenario").get<std::string>());
+  } catch (const json::exception& e) {
+    input_error(where, std::string("is not a duet record: ") + e.what());
+  }
+  return job;
 }
 
 bool any_worse(const DuetJob& job) {
@@ -183,16 +303,18 @@ std::string duet_markdown(const DuetJob& job) {
                   format_double("%.0f", job.budget_s) + " s, stopped: " + job.stopped + "\n\n" +
                   format_table(t, {false, false, true, true, true, true, true, true, true}, TableStyle::markdown) +
                   "\nChange: the mean over pairs of log(B / A) of train_samples_per_s, as a ratio; its interval at " +
-                  format_double("%.3g", 100 * d.interval_level()) + " % (Student's t over pairs). Worse/better: the "
-                  "paired t test rejected no change at " + format_double("%.3g", d.look_alpha()) +
+                  format_double("%.3g", 100 * d.interval_level()) + " % (Student's t over pairs). Regressed/improved: "
+                  "the paired t test rejected no change at " + format_double("%.3g", d.look_alpha()) +
                   " a look (Holm over the rows; " + format_double("%.3g", d.family_alpha) + " over the job's " +
                   std::to_string(d.looks.size()) + " planned looks) and the change lies beyond +-" +
-                  format_double("%.3g", 100 * d.min_effect) + " %; same: the interval lies inside it; cannot tell: "
-                  "the budget ended first, the interval is what this job ruled out. sd columns: over pairs, of the "
-                  "log.\n";
+                  format_double("%.3g", 100 * d.min_effect) + " %; same: the interval lies inside it (no change beyond); cannot "
+                  "tell: the budget or the last look came first, and the interval is what this job ruled out. sd "
+                  "columns: over pairs, of the log.\n";
   for (const auto& r : j["rows"])
     if (r.contains("reason")) s += "- " + r["scenario"].get<std::string>() + ": " + r["reason"].get<std::string>() + "\n";
   if (!job.failure.empty()) s += "\nFailed: " + job.failure + "\n";
+  s += "\nThe pairs (steal: CPU time the hypervisor took from this machine during the pair, all CPUs; load: the "
+       "1-minute load average):\n\n" + pairs_markdown(job);
   return s;
 }
 

@@ -41,6 +41,14 @@ struct DuetJob {
 void add_pair(DuetJob& job, PairRun run);
 // A look over the pairs so far; true when every row is settled.
 bool judge(DuetJob& job);
+// The job's verdicts judged again from its pairs as the job judged them: at
+// each look up to its pairs, stopping where every row settled, then at all
+// its pairs (a job stopped by its budget between looks). With the job's own
+// design it gives the job's verdicts; with another (min_effect, looks) what
+// that design would have said of the same pairs.
+void rejudge(DuetJob& job);
+// duet.json read back (`where` names it in errors: InputError).
+DuetJob duet_from_json(const nlohmann::json& j, const std::string& where);
 bool any_worse(const DuetJob& job);
 nlohmann::json duet_json(const DuetJob& job);
 void write_duet(const DuetJob& job);  // duet.json and duet.md, atomically

@@ -25,7 +25,7 @@ set(FTB_STATS_SOURCES
   ${FTB_ROOT}/reports/analysis/change_points.cpp
   ${FTB_ROOT}/reports/analysis/moderated_variance.cpp ${FTB_ROOT}/reports/analysis/nightly.cpp
   ${FTB_ROOT}/reports/analysis/power.cpp ${FTB_ROOT}/reports/analysis/accuracy.cpp
-  ${FTB_ROOT}/reports/analysis/duet.cpp)
+  ${FTB_ROOT}/reports/analysis/duet.cpp ${FTB_ROOT}/reports/analysis/duet_power.cpp)
 set(FTB_REPORT_UPGRADE_SOURCES ${FTB_ROOT}/reports/record/report_upgrade.cpp)
 # ftb_reports also compiles render_paths.cpp, configured from reports/views/render_paths.cpp.in.
 set(FTB_REPORTS_SOURCES
@@ -33,6 +33,7 @@ set(FTB_REPORTS_SOURCES
   ${FTB_ROOT}/reports/record/report_values.cpp ${FTB_ROOT}/reports/record/run_report.cpp ${FTB_ROOT}/reports/analysis/report_json.cpp
   ${FTB_ROOT}/reports/analysis/parity.cpp ${FTB_ROOT}/reports/analysis/compare.cpp
   ${FTB_ROOT}/reports/analysis/compare_output.cpp ${FTB_ROOT}/reports/analysis/run_differences.cpp
+  ${FTB_ROOT}/reports/analysis/environment_facts.cpp
   ${FTB_ROOT}/reports/analysis/profile.cpp ${FTB_ROOT}/reports/analysis/intervals.cpp
   ${FTB_ROOT}/reports/analysis/metrics.cpp ${FTB_ROOT}/reports/analysis/history.cpp
   ${FTB_ROOT}/reports/analysis/history_series.cpp ${FTB_ROOT}/reports/analysis/noise.cpp

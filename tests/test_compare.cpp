@@ -354,7 +354,7 @@ TEST_CASE("compare: the environment diff lists only keys that differ, and what i
   b.environment["git_commit"] = "def";
   b.environment["gpus"] = json::array({{{"name", "NVIDIA A100"}}, {{"name", "NVIDIA A100"}}});
   b.environment["git_tree"] = "dirty";
-  const auto d = ftb::diff_environments(a.environment.facts(), b.environment.facts());
+  const auto d = ftb::diff_environments(ftb::run_facts(a.environment, a.config), ftb::run_facts(b.environment, b.config));
   std::vector<std::string> keys;
   for (const auto& k : d.differences) keys.push_back(k.key);
   CHECK(keys == std::vector<std::string>{"GPUs", "git commit", "git tree (dirty?)"});

@@ -53,8 +53,12 @@ pkgs=(build-essential cmake ninja-build pkg-config git python3-venv
 # slurmctld, slurmd, slurm-client, munge and openmpi-bin: the real launchers
 # the cli.dist_srun/sbatch/scancel/mpirun cases start ftbench with
 # (tools/slurm_cluster.sh runs a private one-node cluster; tests/cli/launchers.sh).
+# clang-14, libclang-rt-14-dev (libFuzzer, ASan, UBSan) and lld-14: the
+# fuzz targets' build and their short run in the suite (ctest fuzz.run,
+# tools/fuzz.sh).
 if [ "$tests" = 1 ]; then
-  pkgs+=(python3-jsonschema chromium iproute2 slurmctld slurmd slurm-client munge openmpi-bin)
+  pkgs+=(python3-jsonschema chromium iproute2 slurmctld slurmd slurm-client munge openmpi-bin
+         clang-14 libclang-rt-14-dev lld-14)
 fi
 # libsqlite3-dev: ftbench history (reports/analysis/history.cpp). libboost-dev: Boost.Math's
 # t, F and normal distributions (header-only; reports/analysis/).

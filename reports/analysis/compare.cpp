@@ -304,7 +304,7 @@ PairComparison compare_reports(const Side& reference, const Side& other, const C
   p.reference_run = a0.environment.facts();
   p.other_run = b0.environment.facts();
   p.config = check_configs(a0.config, b0.config);
-  p.environment = diff_environments(a0.environment.facts(), b0.environment.facts());
+  p.environment = diff_environments(run_facts(a0.environment, a0.config), run_facts(b0.environment, b0.config));
 
   std::vector<std::string> names;
   for (const auto* side : {&reference, &other})

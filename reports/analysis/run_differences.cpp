@@ -26,63 +26,6 @@ void flatten(const json& j, const std::string& prefix, std::map<std::string, jso
   }
 }
 
-struct EnvKey {
-  const char* label;
-  const char* path;
-};
-// In the order a reader scans a machine: accelerators, software stack, CPU, build.
-constexpr EnvKey kEnvironmentKeys[] = {
-    {"GPUs", "gpus"},
-    {"driver", "cuda_driver"},
-    {"CUDA", "libtorch.cuda"},
-    {"cuDNN", "libtorch.cudnn"},
-    {"NCCL", "libtorch.nccl"},
-    {"LibTorch", "libtorch.version"},
-    {"CPU model", "cpu.model"},
-    {"logical cores", "cpu.logical_cores"},
-    {"physical cores", "cpu.physical_cores"},
-    {"available cores", "cpu.available_cores"},
-    {"intra-op threads", "threads.intra_op"},
-    {"inter-op threads", "threads.inter_op"},
-    {"data loader prefetch", "loader.prefetch"},
-    {"malloc (core/base/allocator.h)", "allocator.malloc"},
-    {"malloc mmap threshold", "allocator.mmap_threshold"},
-    {"memory bytes", "memory_bytes"},
-    {"fp32 matmul peak TFLOP/s (measured)", "peak_matmul_tflops.by_precision.fp32"},
-    {"bf16 matmul peak TFLOP/s (measured)", "peak_matmul_tflops.by_precision.bf16"},
-    {"fp16 matmul peak TFLOP/s (measured)", "peak_matmul_tflops.by_precision.fp16"},
-    {"GPU max SM clock MHz / power limit W (NVML)", "nvml.gpus"},
-    {"BLAS", "blas"},
-    {"compiler", "compiler"},
-    {"build type", "build_type"},
-    {"git commit", "git_commit"},
-    {"git tree (dirty?)", "git_tree"},
-    {"host", "host"},
-    {"OS", "os"},
-    {"distro", "distro"},
-};
-
-// A readable GPU list: names with counts (gpu_summary).
-json gpu_names(const json& gpus) {
-  if (!gpus.is_array()) return gpus;
-  const std::string names = gpu_summary(Environment(json{{"gpus", gpus}}));
-  return names.empty() ? json("none") : json(names);
-}
-
-// NVML's GPUs as "1980/700, 1980/700" (max SM clock / power limit), what a
-// throttled or capped card differs in.
-json clocks_and_power(const json& gpus) {
-  if (!gpus.is_array()) return gpus;
-  std::string out;
-  for (const auto& g : gpus) {
-    const json* clock = json_at_path(g, "clocks_max_mhz.sm");
-    const json* power = json_at_path(g, "power_limit_w");
-    out += (out.empty() ? "" : ", ") + (clock && !clock->is_null() ? json_text(*clock) : std::string("?")) + "/" +
-           (power && !power->is_null() ? json_text(*power) : std::string("?"));
-  }
-  return out.empty() ? json(nullptr) : json(out);
-}
-
 }  // namespace
 
 // "cuda:1" -> "cuda": the kind of device, not which one.
@@ -193,26 +136,16 @@ std::string describe(const KeyDifference& d) {
   return d.key + " (" + value_text(d.reference) + " vs " + value_text(d.other) + ")";
 }
 
-EnvironmentDiff diff_environments(const json& reference, const json& other) {
+EnvironmentDiff diff_environments(const RunFacts& reference, const RunFacts& other) {
   EnvironmentDiff diff;
-  for (const auto& k : kEnvironmentKeys) {
-    const json* a = json_at_path(reference, k.path);
-    const json* b = json_at_path(other, k.path);
-    json va = a ? *a : json(nullptr), vb = b ? *b : json(nullptr);
-    if (std::string(k.path) == "gpus") {
-      va = gpu_names(va);
-      vb = gpu_names(vb);
-    }
-    if (std::string(k.path) == "nvml.gpus") {
-      va = clocks_and_power(va);
-      vb = clocks_and_power(vb);
-    }
+  for (const auto& f : environment_facts()) {
+    const json va = fact_value(f, reference), vb = fact_value(f, other);
     if (va.is_null() && vb.is_null())
-      diff.unrecorded.push_back(k.label);
+      diff.unrecorded.push_back(f.label);
     else if (va == vb)
-      diff.same.push_back(k.label);
+      diff.same.push_back(f.label);
     else
-      diff.differences.push_back({k.label, va, vb});
+      diff.differences.push_back({f.label, va, vb});
   }
   return diff;
 }

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "reports/analysis/environment_facts.h"
+
 namespace ftb {
 
 // Dotted keys of a JSON object, nested objects flattened (arrays and empty
@@ -73,12 +75,10 @@ struct EnvironmentDiff {
   std::vector<std::string> same;           // labels of those that agree
   std::vector<std::string> unrecorded;     // labels neither report records
 };
-// GPU names, driver, GPU clocks and power limits (NVML, where recorded),
-// CUDA, cuDNN, NCCL, LibTorch, CPU model and cores, threads, compiler, build
-// type, git commit and tree state (dirty), host, OS, BLAS, memory, and the
-// measured matmul peaks (fp32, bf16, fp16: what the machine really delivers).
-// Absent keys read as "not recorded".
-EnvironmentDiff diff_environments(const nlohmann::json& reference, const nlohmann::json& other);
+// Every fact of environment_facts.h's table (the one suspects reads too),
+// labelled, in its order: a fact of several keys (the ISA flags, the watched
+// variables) compared as one object. Absent keys read as "not recorded".
+EnvironmentDiff diff_environments(const RunFacts& reference, const RunFacts& other);
 
 // Keys (dotted paths) whose values differ between two configs as
 // config_hash sees them: "lr: 0.001 -> 0.002".

@@ -17,150 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-// A recorded value as text: strings as they are, booleans yes/no, arrays
-// joined; null (unknown) is no value.
-std::optional<std::string> text_of(const json* v) {
-  if (!v || v->is_null()) return std::nullopt;
-  if (v->is_string()) return v->get<std::string>();
-  if (v->is_boolean()) return std::string(v->get<bool>() ? "yes" : "no");
-  if (v->is_array()) {
-    std::string s;
-    for (const auto& x : *v) s += (s.empty() ? "" : ", ") + (x.is_string() ? x.get<std::string>() : json_text(x));
-    return s.empty() ? std::string("none") : s;
-  }
-  return json_text(*v);
-}
-
-const json* at_pointer(const json& j, const char* pointer) {
-  const json::json_pointer p(pointer);
-  return j.contains(p) ? &j.at(p) : nullptr;
-}
-
-using Emit = std::function<void(const std::string& key, std::optional<std::string> value)>;
-
-struct Entry {
-  const char* group;
-  std::function<void(const RunFacts&, const Emit&)> read;
-};
-
-// A fact at a JSON pointer into the environment, named by its dotted path.
-Entry at(const char* group, const char* pointer) {
-  return {group, [pointer](const RunFacts& r, const Emit& emit) {
-            std::string key = std::string(pointer).substr(1);
-            std::replace(key.begin(), key.end(), '/', '.');
-            emit(key, text_of(at_pointer(r.environment.facts(), pointer)));
-          }};
-}
-
-// Every key of an object in the environment (cpu.isa's flags): a key one run
-// lacks is not recorded there.
-Entry each_key(const char* group, const char* pointer, const char* prefix) {
-  return {group, [pointer, prefix](const RunFacts& r, const Emit& emit) {
-            const json* o = at_pointer(r.environment.facts(), pointer);
-            if (!o || !o->is_object()) return;
-            for (const auto& [k, v] : o->items()) emit(std::string(prefix) + k, text_of(&v));
-          }};
-}
-
-// One value per GPU (NVML's, or the CUDA properties'), joined in index order.
-Entry per_gpu(const char* group, const char* list, const char* field, const char* key) {
-  return {group, [list, field, key](const RunFacts& r, const Emit& emit) {
-            const json* gpus = at_pointer(r.environment.facts(), list);
-            if (!gpus || !gpus->is_array() || gpus->empty()) return emit(key, std::nullopt);
-            std::string joined;
-            for (const auto& g : *gpus) {
-              const json* v = g.is_object() ? at_pointer(g, field) : nullptr;
-              const auto t = text_of(v);
-              if (!t) return emit(key, std::nullopt);
-              joined += (joined.empty() ? "" : ", ") + *t;
-            }
-            emit(key, joined);
-          }};
-}
-
-// Recorded on every report (an empty list on a CPU machine).
-void emit_gpus(const RunFacts& r, const Emit& emit) {
-  const json* gpus = r.environment.find("gpus");
-  emit("gpus.name", gpus && gpus->is_array() ? std::optional<std::string>(
-                                                   gpu_summary(r.environment).empty() ? "none"
-                                                                                      : gpu_summary(r.environment))
-                                             : std::nullopt);
-}
-
-// Older reports have it inside os ("Linux 6.18.44-fc-v657 x86_64").
-void emit_kernel(const RunFacts& r, const Emit& emit) {
-  if (const json* k = r.environment.find("kernel")) return emit("kernel", text_of(k));
-  const json* os = r.environment.find("os");
-  std::optional<std::string> release;
-  if (os && os->is_string()) {
-    const std::string s = os->get<std::string>();
-    const auto a = s.find(' ');
-    if (a != std::string::npos) release = s.substr(a + 1, s.find(' ', a + 1) - a - 1);
-  }
-  emit("kernel", release);
-}
-
-// A watched name that is not set reads "not set"; where the report does not
-// say which names it watched, only the set ones are known.
-void emit_env_vars(const RunFacts& r, const Emit& emit) {
-  const json* set = r.environment.find("env_vars");
-  const json* watched = r.environment.find("env_vars_watched");
-  std::set<std::string> names;
-  if (set && set->is_object())
-    for (const auto& [k, v] : set->items()) names.insert(k);
-  if (watched && watched->is_array())
-    for (const auto& n : *watched)
-      if (n.is_string()) names.insert(n.get<std::string>());
-  for (const auto& n : names) {
-    const json* v = set && set->is_object() && set->contains(n) ? &set->at(n) : nullptr;
-    emit("env_vars." + n, v ? text_of(v) : std::optional<std::string>("not set"));
-  }
-}
-
-const std::vector<Entry>& table() {
-  static const std::vector<Entry> entries = {
-      at("processor", "/cpu/vendor"),
-      at("processor", "/cpu/family"),
-      at("processor", "/cpu/model_number"),
-      at("processor", "/cpu/stepping"),
-      at("processor", "/cpu/model"),
-      each_key("processor", "/cpu/isa", "cpu.isa."),
-      at("processor", "/libtorch/cpu_capability"),
-      {"processor", emit_gpus},
-      per_gpu("processor", "/gpus", "/capability", "gpus.capability"),
-      at("processor", "/cpu/microcode"),
-      at("compute", "/cpu/available_cores"),
-      at("compute", "/cpu/logical_cores"),
-      at("compute", "/threads/intra_op"),
-      at("compute", "/threads/inter_op"),
-      at("libraries", "/libtorch/version"),
-      at("libraries", "/libtorch/cuda"),
-      at("libraries", "/libtorch/cudnn"),
-      at("libraries", "/libtorch/nccl"),
-      at("libraries", "/libtorch/mkl"),
-      at("libraries", "/libtorch/onednn"),
-      at("libraries", "/blas"),
-      at("libraries", "/attn_implementation"),
-      at("libraries", "/build_type"),
-      at("libraries", "/compiler"),
-      at("driver", "/driver_version"),
-      at("driver", "/cuda_driver"),
-      {"kernel", emit_kernel},
-      at("frequency", "/cpu/frequency_governor"),
-      at("frequency", "/cpu/frequency_driver"),
-      per_gpu("frequency", "/nvml/gpus", "/clocks_max_mhz/sm", "nvml.gpus.clocks_max_mhz.sm"),
-      per_gpu("frequency", "/nvml/gpus", "/clocks_max_mhz/memory", "nvml.gpus.clocks_max_mhz.memory"),
-      per_gpu("frequency", "/nvml/gpus", "/power_limit_w", "nvml.gpus.power_limit_w"),
-      {"settings", emit_env_vars},
-      at("settings", "/allocator/malloc"),
-      at("settings", "/allocator/glibc_tunables"),
-      {"data", [](const RunFacts& r, const Emit& emit) { emit("config.workload.data_hash", text_of(&r.data_hash)); }},
-      at("ftbench", "/git_commit"),
-      at("ftbench", "/git_tree"),
-  };
-  return entries;
-}
-
 // "a | b | c"; more than three values as "first | ... | last (N values)".
 std::string joined(const std::vector<std::string>& values) {
   if (values.size() > 3)
@@ -172,20 +28,11 @@ std::string joined(const std::vector<std::string>& values) {
 
 }  // namespace
 
-RunFacts run_facts(const Environment& environment, const json& config) {
-  RunFacts r;
-  r.environment = environment;
-  const json* hash = config.is_object() ? at_pointer(config, "/workload/data_hash") : nullptr;
-  r.data_hash = hash ? *hash : json(nullptr);
-  return r;
-}
-
 std::vector<SpeedFact> speed_facts(const RunFacts& run) {
   std::vector<SpeedFact> out;
-  for (const auto& e : table())
-    e.read(run, [&](const std::string& key, std::optional<std::string> value) {
-      out.push_back({key, e.group, std::move(value)});
-    });
+  for (const auto& f : environment_facts())
+    if (f.speed)
+      f.read(run, [&](const std::string& key, json value) { out.push_back({key, f.group, fact_text(value)}); });
   return out;
 }
 
@@ -227,12 +74,14 @@ WhatChanged what_changed(const std::vector<RunFacts>& before, const std::vector<
   // run has lands after its entry's others, still inside its group's place
   // once sorted by the table's group order.
   std::vector<std::string> groups;
-  for (const auto& e : table())
-    if (std::find(groups.begin(), groups.end(), e.group) == groups.end()) groups.push_back(e.group);
+  for (const auto& f : environment_facts())
+    if (f.speed && std::find(groups.begin(), groups.end(), f.group) == groups.end()) groups.push_back(f.group);
   std::stable_sort(keys.begin(), keys.end(), [&](const auto& x, const auto& y) {
     return std::find(groups.begin(), groups.end(), x.second) < std::find(groups.begin(), groups.end(), y.second);
   });
-  for (const auto& [key, group] : keys) {
+  for (const auto& key_group : keys) {
+    const std::string& key = key_group.first;  // a plain reference: the lambdas below capture it (C++17)
+    const std::string& group = key_group.second;
     bool all = true, any = false;
     std::vector<std::string> vb, va;
     auto read = [&](const auto& side, std::vector<std::string>& values) {

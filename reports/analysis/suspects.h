@@ -10,7 +10,8 @@
 // record (an older report, a machine without cpufreq) is listed as "not
 // recorded", never as a difference.
 //
-// Order, most decisive first (the order of speed_facts' table):
+// Order, most decisive first (the order of environment_facts.h's table, its
+// facts that decide a kernel's speed):
 //   1. processor: CPU vendor, family, model, stepping, model name, the
 //      instruction sets (AMX, AVX-512 BF16/VNNI, AVX-512F, AVX2), ATen's
 //      dispatch ISA, the GPUs: they decide which kernels exist at all and
@@ -40,18 +41,11 @@
 #include <vector>
 
 #include "core/measure/op_profile.h"
+#include "reports/analysis/environment_facts.h"
 #include "reports/record/environment.h"
 #include "reports/record/report.h"
 
 namespace ftb {
-
-// What a run recorded that can decide its speed.
-struct RunFacts {
-  Environment environment;
-  nlohmann::json data_hash;  // config.workload.data_hash; null when not recorded
-};
-// From a report's environment and config.
-RunFacts run_facts(const Environment& environment, const nlohmann::json& config);
 
 // One fact, flattened: "cpu.family" = "25"; no value = not recorded.
 struct SpeedFact {

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The duet's proof on this machine (issue 42), every figure from the real
+# binary: an A/A duet (the same build both sides, both at once, 12 pairs),
+# the same A/A in the sequential mode (one side after the other on the same
+# core), and a duet against a real 5 % slowdown (FTB_TEST_SLOWDOWN=0.05 on
+# side B) at the default looks; then noise.md, the sds of both modes in one
+# table (tools/duet_noise_table.py).
+#   tools/duet_example.sh OUT [FTBENCH]
+set -euo pipefail
+out=${1:?usage: tools/duet_example.sh OUT [FTBENCH]}
+ftbench=${2:-$(dirname "$0")/../build/ftbench}
+mkdir -p "$out"
+run=(--preset smoke --scenarios baseline,fused_adam,amp_bf16 --repeats 1 epochs=1)
+# Each job's exit code is a result (1: a row regressed), kept in DIR.exit.
+job() {  # name, then duet's flags
+  local name="$1"; shift
+  local rc=0
+  "$ftbench" duet --out "$out/$name" --budget-s 900 "$@" "${run[@]}" > "$out/$name.md" 2> "$out/$name.log" || rc=$?
+  echo "$rc" > "$out/$name.exit"
+  [ "$rc" -le 1 ] || { echo "duet $name: exit $rc (see $out/$name.log)" >&2; exit "$rc"; }
+}
+job slowdown-5pct --b-env FTB_TEST_SLOWDOWN=0.05
+job aa-duet --looks 12
+job aa-sequential --sequential --looks 12
+python3 "$(dirname "$0")/duet_noise_table.py" "$out/aa-duet/duet.json" "$out/aa-sequential/duet.json" > "$out/noise.md"
+cat "$out/noise.md"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# A nightly gate that answers on a shared machine: tonight's build against
+# the kept reference build, both at once on their own cores, pair by pair,
+# within a time budget (ftbench duet, docs/nightly.md). The reference is
+# promoted when the night passes, so tomorrow judges against tonight.
+#   tools/jobs/nightly_duet.sh [OUT_ROOT]      (from cron; run tools/setup.sh first)
+# FTB_REFERENCE: the reference ftbench (default ref/ftbench; the first night
+# keeps build/ftbench there and judges nothing); FTB_BUDGET_S: the budget
+# (default 900); FTB_DUET_ARGS: the run flags both sides get (default the
+# smoke preset's three single-process rows, one epoch, one repeat). Exit: 0 passed (same or better), 1 a row regressed or a
+# side failed (the reference stays), 2 bad input.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ref=${FTB_REFERENCE:-ref/ftbench}
+out=${1:-out}/$(date +%F)
+promote() { mkdir -p "$(dirname "$ref")" && cp build/ftbench "$ref.new" && mv "$ref.new" "$ref"; }
+if [ ! -x "$ref" ]; then
+  promote && echo "first night: build/ftbench kept as the reference ($ref); nothing to judge"
+  exit 0
+fi
+read -ra run <<<"${FTB_DUET_ARGS:---preset smoke --scenarios baseline,fused_adam,amp_bf16 --repeats 1 epochs=1}"
+build/ftbench duet --a "$ref" --b build/ftbench --out "$out" --budget-s "${FTB_BUDGET_S:-900}" "${run[@]}"
+rc=$?
+case $rc in
+  0) promote && echo "passed: build/ftbench is the new reference ($out/duet.md)" ;;
+  1) echo "regressed or a side failed: the reference stays; $out/duet.md names the rows and the change" ;;
+  *) echo "bad input (exit $rc): nothing judged" ;;
+esac
+exit $rc
