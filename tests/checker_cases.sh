@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The repository's own checkers can fail (tools/check_sizes.py,
-# tools/check_links.py): each run on a fixture that breaks its rule and on
+# tools/check_links.py, tools/check_pages.py): each run on a fixture that breaks its rule and on
 # one that keeps it, the exact lines and exit codes pinned.
 #   tests/checker_cases.sh SOURCE_DIR CASE
 set -uo pipefail
@@ -36,6 +36,13 @@ docs/page.md:3: include ../../secret.md is outside the repository
 docs/page.md:4: link ../nowhere/: no such file or folder" python3 tools/check_links.py --root "$links/bad" ;;
   links_pass_good)
     expect 0 "" python3 tools/check_links.py --root "$links/good" ;;
+  pages_fail_on_issue_late_recipe_long_item)
+    expect 1 "README.md:3: speaks of an issue (issue 36)
+docs/nightly.md:1: no sh block in its first 40 lines (the recipe first)
+docs/nightly.md:47: a list item of 151 words (at most 150)" python3 tools/check_pages.py tests/fixtures/pages/bad ;;
+  pages_pass_good)
+    # 150 words over two lines is within; a fenced block's "- " line is not an item
+    expect 0 "" python3 tools/check_pages.py tests/fixtures/pages/good ;;
   *) fail "unknown case" ;;
 esac
 echo "ok [$case_name]"
