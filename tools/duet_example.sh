@@ -4,7 +4,7 @@
 # the same A/A in the sequential mode (one side after the other on the same
 # core), and a duet against a real 5 % slowdown (FTB_TEST_SLOWDOWN=0.05 on
 # side B) at the default looks; then noise.md, the sds of both modes in one
-# table (tools/duet_noise_table.py).
+# table (tools/duet_noise_table.py), and charts/pairs.svg (tools/duet_chart.py).
 #   tools/duet_example.sh OUT [FTBENCH]
 set -euo pipefail
 out=${1:?usage: tools/duet_example.sh OUT [FTBENCH]}
@@ -23,4 +23,8 @@ job slowdown-5pct --b-env FTB_TEST_SLOWDOWN=0.05
 job aa-duet --looks 12
 job aa-sequential --sequential --looks 12
 python3 "$(dirname "$0")/duet_noise_table.py" "$out/aa-duet/duet.json" "$out/aa-sequential/duet.json" > "$out/noise.md"
+# The picture: each side's luck pair by pair and the pair's ratio (SVG, PNG).
+mkdir -p "$out/charts"
+python3 "$(dirname "$0")/duet_chart.py" --out "$out/charts/pairs.vl.json" "$out/aa-duet/duet.json" "$out/aa-sequential/duet.json"
+"$(dirname "$0")/../.venv/bin/python" "$(dirname "$0")/render_charts.py" "$out"
 cat "$out/noise.md"
