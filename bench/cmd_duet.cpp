@@ -26,6 +26,7 @@
 #include "bench/run_flags.h"
 #include "core/base/errors.h"
 #include "core/base/files.h"
+#include "core/measure/device.h"
 #include "reports/record/report.h"
 #include "scenarios/parallel/rank_protocol.h"
 
@@ -37,6 +38,7 @@ struct DuetArgs {
   std::string out, a_exe, b_exe, rejudge;
   std::vector<std::string> a_set, b_set, a_env, b_env;
   int cores_per_side = 1;
+  int gpus_per_side = 0;
   double budget_s = 900;
   bool sequential = false;
   stats::DuetDesign design;
@@ -46,8 +48,22 @@ void check_executable(const std::string& path, const std::string& flag) {
   if (::access(path.c_str(), X_OK) != 0) input_error(flag, "'" + path + "' is not an executable file");
 }
 
+// Sides that run on CUDA need GPUs of their own (two sides on one GPU share
+// its streams and memory: their ratio measures the sharing); CPU sides none.
+void check_gpus(const DuetArgs& a, bool cuda) {
+  if (a.gpus_per_side < 0) input_error("--gpus-per-side", "must be >= 0");
+  if (cuda && a.gpus_per_side == 0)
+    input_error("--gpus-per-side", "the sides run on CUDA (--device): give each side GPUs of its own "
+                                   "(--gpus-per-side 1 needs 2 GPUs at once, 1 with --sequential); this machine "
+                                   "has " + std::to_string(cuda_device_count()));
+  const int need = a.sequential ? a.gpus_per_side : 2 * a.gpus_per_side;
+  if (a.gpus_per_side > 0 && cuda_device_count() < need)
+    input_error("--gpus-per-side", "needs " + std::to_string(need) + " GPUs; this machine has " +
+                                       std::to_string(cuda_device_count()));
+}
+
 // What can be checked before any pair: the flags, both executables, the
-// cores, the folder.
+// cores, the GPUs, the folder.
 DuetJob plan_job(DuetArgs& a) {
   if (a.a_exe.empty()) a.a_exe = self_executable();
   if (a.b_exe.empty()) a.b_exe = self_executable();
@@ -56,11 +72,14 @@ DuetJob plan_job(DuetArgs& a) {
   if (a.cores_per_side < 1) input_error("--cores-per-side", "must be at least 1");
   if (!(a.budget_s > 0)) input_error("--budget-s", "must be > 0");
   if (const auto why = stats::design_problem(a.design); !why.empty()) input_error("--looks/--alpha", why);
+  bool cuda = false;
   for (const auto* set : {&a.a_set, &a.b_set}) {  // each side's flags resolve (bad ones fail here)
     RunArgs side = a.run;
     side.overrides.insert(side.overrides.end(), set->begin(), set->end());
-    resolve_config(side);
+    const RunConfig c = resolve_config(side);
+    cuda = cuda || c.device.rfind("cuda", 0) == 0 || (c.device == "auto" && cuda_available());
   }
+  check_gpus(a, cuda);
   const auto cpus = available_cpus();
   const int need = a.sequential ? a.cores_per_side : 2 * a.cores_per_side;
   if (static_cast<int>(cpus.size()) < need)
@@ -78,6 +97,10 @@ DuetJob plan_job(DuetArgs& a) {
   for (int i = 0; i < a.cores_per_side; ++i) {
     job.core_sets[0].push_back(cpus[i]);
     job.core_sets[1].push_back(cpus[a.sequential ? i : a.cores_per_side + i]);
+  }
+  for (int i = 0; i < a.gpus_per_side; ++i) {  // CUDA_VISIBLE_DEVICES: the side sees its GPUs as 0..N-1
+    job.gpu_sets[0].push_back(i);
+    job.gpu_sets[1].push_back(a.sequential ? i : a.gpus_per_side + i);
   }
   const auto side_args = [&](const std::vector<std::string>& set) {
     auto args = run_flag_args(a.run);
@@ -102,6 +125,8 @@ PairRun pair_setup(const DuetJob& job, int k) {
   p.first = job.sequential && swapped ? 'b' : 'a';
   p.a.cores = job.core_sets[swapped && !job.sequential ? 1 : 0];
   p.b.cores = job.core_sets[swapped && !job.sequential ? 0 : 1];
+  p.a.gpus = job.gpu_sets[swapped && !job.sequential ? 1 : 0];
+  p.b.gpus = job.gpu_sets[swapped && !job.sequential ? 0 : 1];
   const std::string dir = job.out + "/pair-" + std::to_string(k);
   make_directories(dir);
   p.a.out = dir + "/a";
@@ -193,6 +218,9 @@ Command add_duet_command(CLI::App& app) {
   sub->add_option("--b-env", a->b_env, "KEY=VALUE in side B's environment only (repeatable; FTB_TEST_SLOWDOWN=0.05: "
                                        "a real 5 % slowdown, test-only)");
   sub->add_option("--cores-per-side", a->cores_per_side, "cores (and intra-op threads) each side gets (default 1)");
+  sub->add_option("--gpus-per-side", a->gpus_per_side,
+                  "GPUs each side gets (CUDA_VISIBLE_DEVICES, swapped every pair like the cores; default 0: CPU "
+                  "sides; CUDA sides must have their own)");
   sub->add_option("--budget-s", a->budget_s, "the job's time budget in seconds (default 900)");
   sub->add_option("--looks", a->design.looks, "pair counts to judge at (default 3,5,8,12; the last is the most pairs)")
       ->delimiter(',');

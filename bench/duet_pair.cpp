@@ -54,10 +54,16 @@ void run_side(const DuetSide& side, SideRun& run, double timeout_s) {
     write_file_atomic(run.out + ".log", "duet: cannot pin to the side's cores\n");
     return;
   }
+  std::vector<std::string> env = side.env;
+  if (!run.gpus.empty()) {
+    std::string ids;
+    for (int g : run.gpus) ids += (ids.empty() ? "" : ",") + std::to_string(g);
+    env.push_back("CUDA_VISIBLE_DEVICES=" + ids);
+  }
   std::vector<std::string> argv;
-  if (!side.env.empty()) {
+  if (!env.empty()) {
     argv.push_back("/usr/bin/env");
-    argv.insert(argv.end(), side.env.begin(), side.env.end());
+    argv.insert(argv.end(), env.begin(), env.end());
   }
   argv.insert(argv.end(), {side.executable, "run", "--out", run.out});
   argv.insert(argv.end(), side.args.begin(), side.args.end());

@@ -19,6 +19,7 @@ struct DuetSide {
 
 struct SideRun {
   std::vector<int> cores;
+  std::vector<int> gpus;  // CUDA_VISIBLE_DEVICES for this side (empty: not set, a CPU side)
   std::string out;      // the side's --out folder
   int exit_code = 0;    // 127: could not start; 124: timed out; 128+N: killed by signal N
   double seconds = 0;

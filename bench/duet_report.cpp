@@ -75,7 +75,7 @@ double correlation(const std::vector<double>& a, const std::vector<double>& b) {
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 json side_json(const SideRun& s) {
-  return {{"cores", s.cores}, {"out", s.out}, {"exit_code", s.exit_code}, {"seconds", s.seconds}};
+  return {{"cores", s.cores}, {"gpus", s.gpus}, {"out", s.out}, {"exit_code", s.exit_code}, {"seconds", s.seconds}};
 }
 
 json pair_json(const DuetPair& p, size_t k) {
@@ -201,6 +201,7 @@ std::vector<std::string> string_list(const json& j) {
 SideRun side_from_json(const json& j) {
   SideRun s;
   s.cores = int_list(j.at("cores"));
+  s.gpus = int_list(j.value("gpus", json::array()));
   s.out = j.at("out").get<std::string>();
   s.exit_code = j.at("exit_code").get<int>();
   s.seconds = j.at("seconds").get<double>();
@@ -239,6 +240,8 @@ DuetJob duet_from_json(const json& j, const std::string& where) {
     job.b = {sides.at("b").at("executable").get<std::string>(), string_list(sides.at("b").at("args")),
              string_list(sides.at("b").value("env", json::array()))};
     job.core_sets = {int_list(j.at("core_sets").at(0)), int_list(j.at("core_sets").at(1))};
+    if (j.contains("gpu_sets"))
+      job.gpu_sets = {int_list(j.at("gpu_sets").at(0)), int_list(j.at("gpu_sets").at(1))};
     const json& d = j.at("design");
     job.design.family_alpha = d.at("family_alpha").get<double>();
     job.design.same_risk = d.at("same_risk").get<double>();
@@ -273,6 +276,7 @@ json duet_json(const DuetJob& job) {
           {"sides", {{"a", {{"executable", job.a.executable}, {"args", job.a.args}, {"env", job.a.env}}},
                      {"b", {{"executable", job.b.executable}, {"args", job.b.args}, {"env", job.b.env}}}}},
           {"core_sets", job.core_sets},
+          {"gpu_sets", job.gpu_sets},
           {"design", {{"family_alpha", d.family_alpha}, {"same_risk", d.same_risk}, {"min_effect", d.min_effect},
                       {"looks", d.looks}, {"look_alpha", d.look_alpha()}, {"interval_level", d.interval_level()}}},
           {"budget_s", job.budget_s},

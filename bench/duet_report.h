@@ -25,6 +25,7 @@ struct DuetPair {
 struct DuetJob {
   DuetSide a, b;
   std::array<std::vector<int>, 2> core_sets;  // the duet's two sets (the same set twice: sequential)
+  std::array<std::vector<int>, 2> gpu_sets;   // likewise for GPUs (empty: CPU sides)
   bool sequential = false;
   stats::DuetDesign design;
   double budget_s = 0, elapsed_s = 0;

@@ -70,6 +70,10 @@ PY
     grep -q "needs 2 cores" "$tmp/err" || fail "does not say what it needs: $(cat "$tmp/err")"
     [ ! -e "$tmp/d1/pair-1" ] || fail "a pair ran"
     expect_error 2 "--b" "$ftbench" duet --out "$tmp/d2" --b "$tmp/no-such-ftbench" "${run[@]}"
+    if [ "$(ls /dev/nvidia[0-9]* 2>/dev/null | wc -l)" -lt 2 ]; then  # fewer than 2 GPUs: refused, saying what it has
+      expect_error 2 "--gpus-per-side" "$ftbench" duet --out "$tmp/d7" --gpus-per-side 1 "${run[@]}"
+      grep -q "needs 2 GPUs" "$tmp/err" || fail "does not say what it needs: $(cat "$tmp/err")"
+    fi
     expect_error 2 "--looks" "$ftbench" duet --out "$tmp/d3" --looks 3,2 "${run[@]}"
     expect_error 2 "--b-env" "$ftbench" duet --out "$tmp/d4" --b-env NOEQUALS "${run[@]}"
     expect_error 2 "lr" "$ftbench" duet --out "$tmp/d5" --b-set lr=-1 "${run[@]}"
