@@ -5,6 +5,7 @@
 #include "reports/views/run_outputs.h"
 #include "core/base/errors.h"
 #include "reports/record/report.h"
+#include "reports/analysis/intervals.h"
 #include "reports/analysis/report_json.h"
 #include "reports/views/table.h"
 #include "reports/views/vega.h"
@@ -664,4 +665,37 @@ TEST_CASE("accuracy guard: a row further from baseline's test accuracy than the 
   CHECK(ftb::speedup_table_markdown(report).find("! test accuracy") == std::string::npos);
   shift(-5.5);
   CHECK(ftb::speedup_table_markdown(report).find("(tolerance 5.0)") != std::string::npos);
+}
+
+// Every accuracy with its interval: k of the n test examples, where the
+// whole split was scored; none where n is unknown or the accuracy is not k / n.
+TEST_CASE("test accuracy: k of the split's n with its Wilson interval, in report.json and the table; none where n is unknown") {
+  ftb::Report report = sample_report();
+  report.config["workload"]["test_examples"] = 600;
+  report.config["eval_max_batches"] = 0;
+  auto& r = report.results[0];
+  r.test_acc = 493.0 / 600;  // 82.17 %
+  const auto i = ftb::test_accuracy_interval(report, r);
+  REQUIRE(i.has_value());
+  CHECK(i->correct == 493);
+  CHECK(i->n == 600);
+  CHECK(i->low == doctest::Approx(78.9).epsilon(0.002));  // Wilson, 95 %
+  CHECK(i->high == doctest::Approx(85.0).epsilon(0.002));
+  const auto j = ftb::report_to_json(report);
+  CHECK(j.at("results")[0].at("test_accuracy").at("correct") == 493);
+  CHECK(j.at("results")[0].at("test_accuracy").at("n") == 600);
+  CHECK(ftb::format_accuracy(report, r) == "82.17 [78.9, 85.0]");
+  CHECK(ftb::speedup_table_markdown(report).find("82.17 [78.9, 85.0]") != std::string::npos);
+  // not k / 600: the accuracy alone, and no key
+  r.test_acc = 0.8217;
+  CHECK_FALSE(ftb::test_accuracy_interval(report, r).has_value());
+  CHECK(ftb::format_accuracy(report, r) == "82.17");
+  CHECK_FALSE(ftb::report_to_json(report).at("results")[0].contains("test_accuracy"));
+  // a capped evaluation scored fewer than the split: n unknown
+  r.test_acc = 493.0 / 600;
+  report.config["eval_max_batches"] = 2;
+  CHECK_FALSE(ftb::test_accuracy_interval(report, r).has_value());
+  report.config["eval_max_batches"] = 0;
+  report.config["workload"].erase("test_examples");
+  CHECK_FALSE(ftb::test_accuracy_interval(report, r).has_value());
 }

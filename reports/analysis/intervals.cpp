@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/base/text_format.h"
 #include "reports/analysis/noise.h"
 
 
@@ -122,6 +123,26 @@ std::optional<AccuracyGuard> accuracy_guard(const Report& report, const Scenario
   }
   g.within = std::abs(g.delta_points) <= g.tolerance_points || g.repeats_overlap;
   return g;
+}
+
+std::optional<stats::AccuracyInterval> test_accuracy_interval(const Report& report, const ScenarioResult& r) {
+  if (r.status != Status::ok || !std::isfinite(r.test_acc)) return std::nullopt;
+  const nlohmann::json& c = report.config;
+  const nlohmann::json* n = c.is_object() && c.contains("workload") ? &c["workload"] : nullptr;
+  if (!n || !n->contains("test_examples") || !(*n)["test_examples"].is_number_integer()) return std::nullopt;
+  if (c.contains("eval_max_batches") && c["eval_max_batches"].is_number() && c["eval_max_batches"].get<double>() != 0)
+    return std::nullopt;
+  const int examples = (*n)["test_examples"].get<int>();
+  const double k = r.test_acc * examples;
+  if (examples < 1 || std::abs(k - std::round(k)) > 1e-6 * examples) return std::nullopt;
+  return stats::accuracy_interval(static_cast<int>(std::lround(k)), examples);
+}
+
+std::string format_accuracy(const Report& report, const ScenarioResult& r) {
+  if (!std::isfinite(r.test_acc)) return "-";
+  const std::string point = format_double("%.2f", 100 * r.test_acc);
+  const auto i = test_accuracy_interval(report, r);
+  return i ? point + " [" + format_double("%.1f", i->low) + ", " + format_double("%.1f", i->high) + "]" : point;
 }
 
 nlohmann::json result_intervals(const ScenarioResult& r) {

@@ -14,8 +14,9 @@
 #include <optional>
 #include <string>
 
-#include "reports/record/report.h"
+#include "reports/analysis/accuracy.h"
 #include "reports/analysis/statistics.h"
+#include "reports/record/report.h"
 
 namespace ftb {
 
@@ -61,6 +62,17 @@ struct AccuracyGuard {
   bool within = true;
 };
 std::optional<AccuracyGuard> accuracy_guard(const Report& report, const ScenarioResult& r, const std::string& baseline);
+// A row's test accuracy as k correct of the n examples scored, with its 95 %
+// Wilson interval in points (reports/analysis/accuracy.h). n is the test
+// split's size (config.workload.test_examples) where evaluation scored it
+// whole (eval_max_batches 0); nullopt where that n is unknown or the
+// accuracy is not k / n for it (a capped evaluation, an older report without
+// the split's size): no interval is then better than a wrong one.
+std::optional<stats::AccuracyInterval> test_accuracy_interval(const Report& report, const ScenarioResult& r);
+// "82.17 [79.0, 85.0]" (points, 95 % Wilson), the accuracy alone where no
+// interval is known; "-" for NaN.
+std::string format_accuracy(const Report& report, const ScenarioResult& r);
+
 // The preset's accuracy tolerance in points (report.config.preset): the
 // guard's, and `regress`'s for a test-accuracy drop against history.
 double accuracy_tolerance_points(const nlohmann::json& config);

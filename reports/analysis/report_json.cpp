@@ -25,6 +25,9 @@ json report_to_json(const Report& report, const std::string& baseline) {
                                {"tolerance_points", g->tolerance_points},
                                {"repeats_overlap", g->repeats_overlap},
                                {"within", g->within}};
+      if (auto a = test_accuracy_interval(report, r))
+        j["test_accuracy"] = {{"correct", a->correct}, {"n", a->n}, {"percent", a->accuracy}, {"low", a->low},
+                              {"high", a->high}, {"level", a->level}, {"method", "wilson"}};
       j["parity"] = parity_json(report, r, baseline);
       if (auto s = speedups_vs(report, r, baseline))
         j["speedup"] = {{"baseline", baseline},

@@ -167,7 +167,7 @@ std::vector<std::string> speedup_row(const Report& report, const ScenarioResult&
     row.push_back(speedups ? format_interval(speedups->end_to_end, "%.2f", by_throughput ? "x*" : "x") : kDash);
     row.push_back(speedups ? format_interval(speedups->steady_state, "%.2f", "x") : kDash);
     row.push_back(fixed(r.train_samples_per_s, "%.1f", true));
-    row.push_back(fixed(r.test_acc * 100, "%.2f"));
+    row.push_back(format_accuracy(report, r));
     row.push_back(fixed(r.val_acc * 100, "%.2f"));
     row.push_back(fixed(static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0), "%.1f", true));
     row.push_back(mfu_of_peak(report, r));
@@ -208,7 +208,9 @@ std::string speedup_legend(const Report& report, const std::string& baseline, co
   if (!under.empty()) under += "\n";  // the legend is its own paragraph
   return under + "speed-up: " + baseline + "'s wall time over the row's (end-to-end, validation included, as the "
          "reference times it); steady speed-up: samples/s after warm-up (samples over step and loader-wait time) over " + baseline +
-         "'s. ! marks a test accuracy further from " + baseline + "'s than the preset's tolerance. Medians of up to " + std::to_string(repeats) + " repeat(s) of one run; [interval] where a row has "
+         "'s. test acc: correct of the test examples, with its 95 % Wilson interval [in points] where the whole split was "
+         "scored (its n: the workload's test_examples; the interval is the test sample's, not a second training run's). "
+         "! marks a test accuracy further from " + baseline + "'s than the preset's tolerance. Medians of up to " + std::to_string(repeats) + " repeat(s) of one run; [interval] where a row has "
          "two or more: order statistics of the per-round ratios (distribution-free), with its coverage where it is "
          "not 95 % (3 repeats reach 75 %, 5 reach 94 %); " + second_run_note(report) + " Times, accuracy and the step time behind MFU are medians over repeats. # marks a setting that differs "
          "from " + baseline + "'s beyond what the row's technique changes. Every row: " + shared_settings(report) + ".\n";
