@@ -26,11 +26,9 @@ bool recorded(const std::vector<double>& v) {
 
 // A row takes the one verdict (verdict.h) as decided; why it stays open
 // follows from it (insufficient: no noise estimate).
-void take(const stats::Decision& d, RowVerdict& v, CannotTell& why, stats::Resolution& res) {
+void take(const stats::Decision& d, RowVerdict& v, stats::Ruling& why, stats::Resolution& res) {
   v = d.verdict;
-  why = d.verdict == stats::Verdict::insufficient ? CannotTell::no_noise_estimate
-        : d.verdict == stats::Verdict::cannot_tell ? CannotTell::interval_too_wide
-                                                   : CannotTell::none;
+  why = d.reason.ruling;
   res = d.reason.settle;
 }
 

@@ -48,7 +48,6 @@ std::string compare_word(const RowVerdict& v);
 
 // Why a verdict is "cannot tell" (verdict.h: no noise estimate, or the
 // ratio's interval too wide).
-using stats::CannotTell;
 
 struct MetricComparison {
   Metric metric = Metric::train_samples_per_s;
@@ -57,7 +56,7 @@ struct MetricComparison {
   stats::LevelDifference levels;   // the test behind it
   double reference = 0, other = 0; // geometric means of the runs' medians
   int reference_runs = 0, other_runs = 0, reference_repeats = 0, other_repeats = 0;
-  CannotTell why = CannotTell::none;  // where verdict is cannot_tell
+  stats::Ruling why = stats::Ruling::settled;  // verdict.h's reason (cannot_tell: interval_too_wide(why))
   stats::Resolution resolution;       // interval_too_wide: the further runs that would settle it (modelled)
 };
 
@@ -93,7 +92,7 @@ struct GeoMean {
   // family_alpha, the minimum effect, cannot tell where the interval is too
   // wide); not_recorded where there is no mean.
   RowVerdict verdict;
-  CannotTell why = CannotTell::none;
+  stats::Ruling why = stats::Ruling::settled;
   stats::Resolution resolution;
 };
 

@@ -45,14 +45,14 @@ std::string ratio_text(const MetricComparison& m) {
   return format_interval(m.ratio, "%.3f", "x");
 }
 
-std::string verdict_text(const RowVerdict& v, CannotTell why) {
-  return compare_word(v) + (why == CannotTell::interval_too_wide ? " (wide)" : "");
+std::string verdict_text(const RowVerdict& v, stats::Ruling why) {
+  return compare_word(v) + (v == stats::Verdict::cannot_tell && stats::interval_too_wide(why) ? " (wide)" : "");
 }
 
 std::string settle_words(const stats::Resolution& r) { return stats::settle_text(r, "runs of A", "runs of B"); }
 
-json settle_json(CannotTell why, const stats::Resolution& r) {
-  if (why != CannotTell::interval_too_wide) return nullptr;
+json settle_json(const RowVerdict& v, stats::Ruling why, const stats::Resolution& r) {
+  if (v != stats::Verdict::cannot_tell || !stats::interval_too_wide(why)) return nullptr;
   return {{"more_reference_runs", r.more_a},
           {"more_other_runs", r.more_b},
           {"reachable", r.reachable},
@@ -62,7 +62,10 @@ json settle_json(CannotTell why, const stats::Resolution& r) {
           {"text", settle_words(r)}};
 }
 
-json why_json(CannotTell why) { return why == CannotTell::none ? json(nullptr) : json(to_string(why)); }
+json why_json(const RowVerdict& v, stats::Ruling why) {
+  const bool open = v == stats::Verdict::cannot_tell || v == stats::Verdict::insufficient;
+  return open && !stats::cannot_tell_reason(why).empty() ? json(stats::cannot_tell_reason(why)) : json(nullptr);
+}
 
 std::string status_text(const ScenarioComparison& s, bool reference) {
   if (!(reference ? s.in_reference : s.in_other)) return "not run";
@@ -99,7 +102,7 @@ std::string wide_rows_markdown(const PairComparison& p, const CompareRule& rule)
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // settle text -> rows
   for (const auto& s : p.scenarios)
     for (const auto& m : s.metrics) {
-      if (m.why != CannotTell::interval_too_wide) continue;
+      if (m.verdict != stats::Verdict::cannot_tell || !stats::interval_too_wide(m.why)) continue;
       const std::string what = s.scenario + (m.metric == Metric::train_samples_per_s ? " samples/s" : " steady");
       const std::string text = settle_words(m.resolution);
       auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == text; });
@@ -185,7 +188,9 @@ std::string geomeans_markdown(const PairComparison& p) {
     if (!g.note.empty()) out += " (" + g.note + ")";
     if (g.levels.basis != stats::NoiseBasis::none && !g.scenarios.empty())
       out += ", " + verdict_text(g.verdict, g.why) +
-             (g.why == CannotTell::interval_too_wide ? ": " + settle_words(g.resolution) + " would settle it" : "");
+             (g.verdict == stats::Verdict::cannot_tell && stats::interval_too_wide(g.why)
+                  ? ": " + settle_words(g.resolution) + " would settle it"
+                  : "");
     out += ".\n";
   }
   return out;
@@ -226,8 +231,8 @@ std::string environment_markdown(const EnvironmentDiff& e) {
 
 json metric_json(const MetricComparison& m) {
   json j = {{"verdict", compare_word(m.verdict)},
-            {"cannot_tell_reason", why_json(m.why)},
-            {"settle", settle_json(m.why, m.resolution)}};
+            {"cannot_tell_reason", why_json(m.verdict, m.why)},
+            {"settle", settle_json(m.verdict, m.why, m.resolution)}};
   if (m.verdict) {
     j["ratio"] = interval_json(m.ratio);
     j["reference_level"] = m.reference;
@@ -270,8 +275,8 @@ json geomeans_json(const PairComparison& p) {
   for (const auto& g : p.geomeans)
     geomeans[to_string(g.metric)] = {{"ratio", g.scenarios.empty() ? json(nullptr) : interval_json(g.ratio)},
                                      {"verdict", compare_word(g.verdict)},
-                                     {"cannot_tell_reason", why_json(g.why)},
-                                     {"settle", settle_json(g.why, g.resolution)},
+                                     {"cannot_tell_reason", why_json(g.verdict, g.why)},
+                                     {"settle", settle_json(g.verdict, g.why, g.resolution)},
                                      {"scenarios", g.scenarios},
                                      {"note", g.note}};
   return geomeans;

@@ -131,13 +131,13 @@ void describe_night(MetricVerdict& v, const stats::NightVerdict& n, const std::v
     for (int k : n.left_out)
       if (k >= 0 && k < static_cast<int>(runs.size())) v.left_out.push_back(run_words(runs[k].run));
   if (n.outcome == stats::Verdict::cannot_tell) {
-    v.why = stats::CannotTell::interval_too_wide;
+    v.why = stats::open_ruling(n.low, n.high, n.same_within);
     v.why_open = stats::cannot_tell_text(n, rule);
   }
   if (n.outcome == stats::Verdict::insufficient)
     v.note = n.note;
   else
-    v.note = (v.why == stats::CannotTell::interval_too_wide ? "cannot tell: " + v.why_open + "; " : std::string()) +
+    v.note = (stats::interval_too_wide(v.why) ? "cannot tell: " + v.why_open + "; " : std::string()) +
              format_double("t-test vs %.0f night(s) since the last change point", n.reference_nights) +
              (v.current_runs > 1 ? format_double(", tonight the mean of %.0f runs' levels", v.current_runs) : "") +
              (n.own_spread ? " (its own spread: noisier than the pool)" : "") +

@@ -89,7 +89,7 @@ struct MetricVerdict {
   // Why the row stays open, as data the views render (verdict.h; they
   // never read `note`); where interval_too_wide, `why_open` says why and
   // what would settle it.
-  stats::CannotTell why = stats::CannotTell::none;
+  stats::Ruling why = stats::Ruling::settled;  // open where interval_too_wide(why) or no_noise_estimate
   std::string why_open;
   std::vector<std::string> steps;  // level changes the history shows: "-15.2 % from c3 (time) to c4 (time)"
   std::vector<std::string> left_out;  // history runs without a value > 0, left out of a judged row

@@ -58,7 +58,7 @@ stats::LevelDifference test_vs_baseline(MetricVerdict& v, const std::vector<RunR
   if (!std::isfinite(d.diff))
     v.note = "a run with a throughput of 0 has no level: not judged";
   else if (d.basis == stats::NoiseBasis::none) {
-    v.why = stats::CannotTell::no_noise_estimate;
+    v.why = stats::Ruling::no_noise_estimate;
     v.note = "cannot tell from one run a side: the run-to-run noise is unknown (repeats inside one process "
              "share its luck); add baseline runs (--baseline R1 R2 ...) or --noise from `ftbench calibrate`";
   } else
@@ -82,7 +82,8 @@ void decide_vs_baseline(MetricVerdict& v, const stats::LevelDifference& d, bool 
   v.outcome = r.verdict == stats::Verdict::insufficient ? stats::Verdict::cannot_tell : r.verdict;
   v.resolution = r.reason.settle;
   if (v.outcome != stats::Verdict::cannot_tell) return;
-  v.why = stats::CannotTell::interval_too_wide;
+  // (a NaN change is insufficient in decide() and open here: an interval too wide)
+  v.why = stats::interval_too_wide(r.reason.ruling) ? r.reason.ruling : stats::Ruling::interval_reaches;
   v.why_open = stats::explain(r.reason) + "; " +
                stats::settle_text(v.resolution, "baseline runs (--baseline R1 R2 ...)",
                                   "runs tonight (--current R1 R2 ...)") +

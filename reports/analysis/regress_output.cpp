@@ -99,7 +99,7 @@ std::string regress_markdown(const RegressSummary& s) {
     std::string verdict = to_string(r.outcome);
     if (r.outcome == stats::Verdict::worse) verdict = r.gating ? "**REGRESSED**" : "regressed (not gating)";
     if (r.outcome == stats::Verdict::insufficient)
-      verdict = r.why == stats::CannotTell::no_noise_estimate ? "cannot tell"
+      verdict = r.why == stats::Ruling::no_noise_estimate ? "cannot tell"
                 : s.from_history                                ? "insufficient history"
                                                                 : verdict;
     if (r.outcome == stats::Verdict::cannot_tell) verdict = "cannot tell (wide)";
@@ -219,7 +219,8 @@ json regress_to_json(const RegressSummary& s) {
                 // infinite (the normal, a known noise; JSON has no infinity).
                 {"df", std::isfinite(r.p) && r.df > 0 ? number_or_null(r.df) : json(nullptr)},
                 {"note", r.note},
-                {"cannot_tell_reason", r.why == stats::CannotTell::none ? json(nullptr) : json(to_string(r.why))},
+                {"cannot_tell_reason",
+                 stats::cannot_tell_reason(r.why).empty() ? json(nullptr) : json(stats::cannot_tell_reason(r.why))},
                 {"settle", settle_json(r, s.from_history)},
                 {"history_steps", r.steps},
                 {"left_out", r.left_out}};

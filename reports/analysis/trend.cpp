@@ -160,7 +160,7 @@ std::string trend_markdown(const std::string& scenario, Metric m, const std::vec
   std::vector<std::string> steps, unsettled;
   for (size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
-    if (p.verdict.why == stats::CannotTell::interval_too_wide)
+    if (stats::interval_too_wide(p.verdict.why))
       unsettled.push_back(p.run.git_commit + " (" + p.run.time + "): " + p.verdict.why_open);
     std::string verdict = to_string(p.verdict.outcome);
     if (p.verdict.outcome == stats::Verdict::insufficient) verdict = "insufficient history";

@@ -86,13 +86,16 @@ std::string explain(const Reason& r) {
   return "";
 }
 
-std::string to_string(CannotTell c) {
-  switch (c) {
-    case CannotTell::none: return "";
-    case CannotTell::no_noise_estimate: return "no noise estimate";
-    case CannotTell::interval_too_wide: return "interval too wide";
-  }
-  return "?";
+bool interval_too_wide(Ruling r) { return r == Ruling::interval_reaches || r == Ruling::beyond_not_called; }
+
+std::string cannot_tell_reason(Ruling r) {
+  if (r == Ruling::no_noise_estimate) return "no noise estimate";
+  return interval_too_wide(r) ? "interval too wide" : "";
+}
+
+Ruling open_ruling(double low, double high, double same_within) {
+  return entirely_beyond(std::log1p(low), std::log1p(high), same_within) ? Ruling::beyond_not_called
+                                                                         : Ruling::interval_reaches;
 }
 
 }  // namespace ftb::stats

@@ -37,15 +37,11 @@ namespace ftb::stats {
 // Strings only at the edges: each output maps it to the word it prints today.
 enum class Verdict { worse, better, same, cannot_tell, insufficient };
 
-// Why a row stays open, as data every view renders (none parses a note):
-// insufficient for want of a run-to-run noise (one run a side, no noise
-// file), or cannot tell with the interval still including changes beyond
-// the minimum effect (too few runs to tell "no change" from "not enough
-// data to see one": resolution.h).
-enum class CannotTell { none, no_noise_estimate, interval_too_wide };
-std::string to_string(CannotTell c);  // "", "no noise estimate", "interval too wide"
-
-// Why a verdict is not a called change or a settled "same".
+// Why a verdict is what it is: the one reason every view renders (none
+// parses a note). A row stays open (cannot tell, insufficient) for want of
+// a run-to-run noise estimate, or with an interval too wide to settle
+// (interval_reaches, beyond_not_called: too few runs to tell "no change"
+// from "not enough data to see one": resolution.h).
 enum class Ruling {
   called,             // worse/better: rejected and beyond min_effect
   settled,            // same: the interval lies inside +-same_within
@@ -88,6 +84,16 @@ struct Decision {
 };
 
 Decision decide(const Change& c, const Judgement& j);
+
+// The open rulings, as the outputs name them: interval_too_wide() for
+// interval_reaches and beyond_not_called; cannot_tell_reason() "no noise
+// estimate", "interval too wide", or "" for a called or settled row
+// (regress.json's and compare.json's cannot_tell_reason).
+bool interval_too_wide(Ruling r);
+std::string cannot_tell_reason(Ruling r);
+// The open ruling of an interval (relative bounds) against +-same_within:
+// beyond_not_called where it lies entirely beyond, else interval_reaches.
+Ruling open_ruling(double low, double high, double same_within);
 
 // One line, for Markdown and notes: "the 95 % interval of the change, -9.5 %
 // to -3.5 %, lies entirely beyond -3 %, but the test at the family's level
