@@ -669,7 +669,7 @@ TEST_CASE("accuracy guard: a row further from baseline's test accuracy than the 
 
 // Every accuracy with its interval: k of the n test examples, where the
 // whole split was scored; none where n is unknown or the accuracy is not k / n.
-TEST_CASE("test accuracy: k of the split's n with its Wilson interval, in report.json and the table; none where n is unknown") {
+TEST_CASE("test accuracy: k of the split's n with its Wilson interval, in report.json and the table, none where n is unknown") {
   ftb::Report report = sample_report();
   report.config["workload"]["test_examples"] = 600;
   report.config["eval_max_batches"] = 0;

@@ -74,9 +74,11 @@ stage="$(mktemp -d "${TMPDIR:-/tmp}/gpu_pack.XXXXXX")"
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/build" "$stage/lib"
 
-# 1. The build tree without objects; executables stripped.
+# 1. The build tree without objects (nor the libFuzzer build ctest fuzz.run
+#    makes in fuzz-build/: clang, ASan, no LibTorch, nothing a GPU runs);
+#    executables stripped.
 (cd "$build" && find . -type f ! -name '*.o' ! -name '*.gch' ! -name '*.pch' ! -name '*.a' \
-   ! -path '*/CMakeFiles/*' ! -path './Testing/*' ! -name '.ninja*' ! -name '*.log' ! -name build.ninja \
+   ! -path '*/CMakeFiles/*' ! -path './Testing/*' ! -path './fuzz-build/*' ! -name '.ninja*' ! -name '*.log' ! -name build.ninja \
    ! -name compile_commands.json -print0) >"$stage/files"
 rc=0
 tar -C "$build" --null -T "$stage/files" --ignore-failed-read --warning=no-file-changed \
