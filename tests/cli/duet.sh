@@ -50,7 +50,7 @@ PY
     cmp -s "$tmp/re" "$tmp/out" || fail "--rejudge differs from the job: $(diff "$tmp/out" "$tmp/re" | head)"
     cmp -s "$tmp/d/duet.md" "$tmp/out" || fail "duet.md differs from stdout"
     "$ftbench" duet --rejudge "$tmp/d/duet.json" --min-effect 0.5 >"$tmp/re50" 2>/dev/null
-    grep -q 'inside +-50 %' "$tmp/re50" || fail "--min-effect not applied: $(cat "$tmp/re50")"
+    grep -q 'beyond +-50 %' "$tmp/re50" || fail "--min-effect not applied: $(cat "$tmp/re50")"
     expect_error 2 "missing.json" "$ftbench" duet --rejudge "$tmp/missing.json" ;;
   duet_sequential)
     # One side after the other on the same core, alternating which goes first.
