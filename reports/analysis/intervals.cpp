@@ -145,6 +145,14 @@ std::string format_accuracy(const Report& report, const ScenarioResult& r) {
   return i ? point + " [" + format_double("%.1f", i->low) + ", " + format_double("%.1f", i->high) + "]" : point;
 }
 
+std::string format_accuracy_compact(const Report& report, const ScenarioResult& r) {
+  if (!std::isfinite(r.test_acc)) return "-";
+  const auto i = test_accuracy_interval(report, r);
+  if (!i) return format_double("%.2f", 100 * r.test_acc);
+  const double h = std::max(100 * r.test_acc - i->low, i->high - 100 * r.test_acc);
+  return format_double("%.1f", 100 * r.test_acc) + " +-" + format_double("%.1f", std::ceil(h * 10) / 10);
+}
+
 nlohmann::json result_intervals(const ScenarioResult& r) {
   nlohmann::json j;
   j["wall_time_s"] = to_json(stats::median_interval(field(r, &RepeatSample::wall_time_s)));

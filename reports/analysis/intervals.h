@@ -72,6 +72,10 @@ std::optional<stats::AccuracyInterval> test_accuracy_interval(const Report& repo
 // "82.17 [79.0, 85.0]" (points, 95 % Wilson), the accuracy alone where no
 // interval is known; "-" for NaN.
 std::string format_accuracy(const Report& report, const ScenarioResult& r);
+// The console's compact form: "82.2 +-3.1", the +- the farther end of that
+// 95 % Wilson interval from the point (so [point - h, point + h] covers it);
+// "82.17" where no interval is known; "-" for NaN.
+std::string format_accuracy_compact(const Report& report, const ScenarioResult& r);
 
 // The preset's accuracy tolerance in points (report.config.preset): the
 // guard's, and `regress`'s for a test-accuracy drop against history.

@@ -34,7 +34,7 @@ std::string console_table(const Report& report, const std::string& baseline) {
     rows.push_back({r.scenario, to_string(r.precision), std::to_string(r.world_size),
                     r.status == Status::ok ? number(r.wall_time_s, "%.2f") : "-", speedup,
                     r.status == Status::ok ? number(r.train_samples_per_s, "%.1f") : "-",
-                    r.status == Status::ok ? number(100 * r.test_acc, "%.2f") : "-", notes.refs[i]});
+                    r.status == Status::ok ? format_accuracy_compact(report, r) : "-", notes.refs[i]});
   }
   std::string out = format_table(rows, right, TableStyle::markdown) + "\n";
   // Continuation lines start under the text: after "[n] " or "- ".
@@ -48,7 +48,7 @@ std::string console_table(const Report& report, const std::string& baseline) {
   }
   out += profile_console_lines(report, kConsoleWidth);
   out += "\n" + wrap_text("speed-up: " + baseline + "'s wall time over the row's; [interval; coverage] over this "
-                          "run's repeats (r2r: run-to-run, from --noise). Every column, the ladder, the phases and "
+                          "run's repeats (r2r: run-to-run, from --noise). test acc: +- covers its 95 % Wilson interval on the test split's n (where the whole split was scored). Every column, the ladder, the phases and "
                           "the memory per rank: table.md and index.html.",
                           kConsoleWidth) +
          "\n";

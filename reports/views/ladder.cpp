@@ -81,8 +81,7 @@ std::optional<ResultTable> ladder_table(const Report& report, const std::string&
       row.push_back(step ? format_interval(step->steady_state, "%.2f", "x") : "-");
       row.push_back(total ? format_interval(total->end_to_end, "%.2f", total->by_throughput ? "x*" : "x") : "-");
     }
-    std::snprintf(buf, sizeof buf, "%.2f", r.test_acc * 100);
-    row.push_back(buf);
+    row.push_back(format_accuracy(report, r));
     if (i == 0) {
       row.push_back("-");
     } else {

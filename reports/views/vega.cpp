@@ -401,8 +401,12 @@ std::map<std::string, json> vega_specs(const Report& report, const std::string& 
                                   }}},
                                   ".1f");
   specs["test_accuracy"] = bar_chart(
-      report, "test_accuracy", chart_title("test accuracy (median over repeats)", sub), "test accuracy (%)",
-      {{"", [](const ScenarioResult& r) { return BarValue{100 * r.test_acc, std::nullopt, std::nullopt, ""}; }}},
+      report, "test_accuracy", chart_title("test accuracy (median over repeats; 95 % Wilson interval on the test split)", sub), "test accuracy (%)",
+      {{"", [&report](const ScenarioResult& r) {
+         const auto i = test_accuracy_interval(report, r);
+         return i ? BarValue{100 * r.test_acc, i->low, i->high, ""}
+                  : BarValue{100 * r.test_acc, std::nullopt, std::nullopt, ""};
+       }}},
       ".2f");
   specs["epochs"] = epochs_chart(report, sub);
   specs["loss"] = loss_chart(report, sub);
