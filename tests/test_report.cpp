@@ -7,6 +7,7 @@
 #include "reports/record/report.h"
 #include "reports/analysis/intervals.h"
 #include "reports/analysis/report_json.h"
+#include "reports/views/console_table.h"
 #include "reports/views/table.h"
 #include "reports/views/vega.h"
 
@@ -686,10 +687,14 @@ TEST_CASE("test accuracy: k of the split's n with its Wilson interval, in report
   CHECK(j.at("results")[0].at("test_accuracy").at("n") == 600);
   CHECK(ftb::format_accuracy(report, r) == "82.17 [78.9, 85.0]");
   CHECK(ftb::speedup_table_markdown(report).find("82.17 [78.9, 85.0]") != std::string::npos);
+  // the console's compact form: +- the farther end (82.17 - 78.90 = 3.27), rounded up
+  CHECK(ftb::format_accuracy_compact(report, r) == "82.2 +-3.3");
+  CHECK(ftb::console_table(report, report.results[0].scenario).find("82.2 +-3.3") != std::string::npos);
   // not k / 600: the accuracy alone, and no key
   r.test_acc = 0.8217;
   CHECK_FALSE(ftb::test_accuracy_interval(report, r).has_value());
   CHECK(ftb::format_accuracy(report, r) == "82.17");
+  CHECK(ftb::format_accuracy_compact(report, r) == "82.17");
   CHECK_FALSE(ftb::report_to_json(report).at("results")[0].contains("test_accuracy"));
   // a capped evaluation scored fewer than the split: n unknown
   r.test_acc = 493.0 / 600;

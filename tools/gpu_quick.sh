@@ -56,7 +56,7 @@ pack_fits() {
   case "$pack" in *+cu[0-9]*) ;; *) return 0 ;; esac
   major=$((10#${cu} / 10))  # 130 -> 13, 126 -> 12, 128 -> 12
   if [ -n "$driver" ] && [ "${driver%%.*}" -lt "$major" ]; then
-    printf 'gpu_quick: the pack is torch %s (CUDA %s.%s) but this driver supports CUDA %s: make the pack against a +cu%s%s torch wheel (docs/gpu.md, "a pack for another CUDA"), or use a machine whose driver supports CUDA %s\n' \
+    printf 'gpu_quick: the pack is torch %s (CUDA %s.%s) but this driver supports CUDA %s: make the pack against a +cu%s%s torch wheel (docs/contributing.md, "A pack for another CUDA"), or use a machine whose driver supports CUDA %s\n' \
       "$pack" "$major" "${cu: -1}" "$driver" "${driver%%.*}" "x" "$major" >&2
     return 1
   fi
