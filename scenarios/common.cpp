@@ -79,6 +79,7 @@ ScenarioResult result_from_loop(const std::string& scenario, const LoopResult& l
   s.train_tokens_per_s = r.train_tokens_per_s;
   s.val_acc = r.val_acc;
   s.test_acc = r.test_acc;
+  s.test_correct = loop.test.correct;
   s.peak_bytes = r.peak_bytes;
   s.step_ms_median = r.step_ms_median;
   s.train_samples = r.train_samples;

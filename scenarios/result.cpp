@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/base/errors.h"
+#include "core/base/bit_pack.h"
 #include "core/base/json_fields.h"
 
 namespace ftb {
@@ -99,6 +100,8 @@ json sample_to_json(const RepeatSample& s) {
           {"train_samples", s.train_samples},
           {"steady_samples_per_s", s.steady_samples_per_s}};
   if (!s.phases.empty()) j["phases"] = phases_to_json(s.phases);
+  if (!s.test_correct.empty())
+    j["test_correct"] = {{"examples", s.test_correct.size()}, {"base64", pack_bits_base64(s.test_correct)}};
   return j;
 }
 
@@ -116,6 +119,12 @@ RepeatSample sample_from_json(const json& j, const std::string& path) {
   if (f.has("train_samples")) s.train_samples = f.integer("train_samples");
   if (f.has("steady_samples_per_s")) s.steady_samples_per_s = f.number("steady_samples_per_s");
   if (f.has("phases")) s.phases = phases_from_json(f.at("phases"), f.name("phases"));
+  if (f.has("test_correct")) {
+    const JsonFields bits = f.object("test_correct");
+    const int64_t n = bits.integer("examples");
+    if (n < 1) throw InputError(bits.name("examples") + ": must be at least 1");
+    s.test_correct = unpack_bits_base64(bits.string("base64"), static_cast<std::size_t>(n), bits.name("base64"));
+  }
   return s;
 }
 // "memory": the row's peak, the parameter count, the per-phase held bytes.

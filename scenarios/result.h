@@ -46,6 +46,10 @@ struct RepeatSample {
   double steady_samples_per_s = 0;
   // Seconds per phase of this repeat (rank 0's); clock none = not measured.
   PhaseTimes phases{};
+  // Which test examples this repeat's model got right, in the split's order
+  // (empty: not kept, e.g. evaluation capped by eval_max_batches). JSON:
+  // "test_correct": {"examples": n, "base64": bits} (core/base/bit_pack.h).
+  std::vector<bool> test_correct{};
 };
 
 // One row of the report. Rule for fields: what every row can have is a field

@@ -50,7 +50,7 @@ void SyncFreeStep::operator()(const Batch& batch, torch::Tensor& loss_out, torch
   }
   torch::NoGradGuard no_grad;
   loss_out.copy_(loss.detach());
-  correct_out.copy_(correct);
+  correct_out.copy_(correct.sum());  // the batch's hits, counted
 }
 
 void SyncFreeStep::reset() {

@@ -1321,6 +1321,43 @@ TEST_CASE("distributed evaluation finishes on 4 ranks with 1 validation example,
   }
 }
 
+// Issue 47: the test pass's per-example hits, gathered from 3 ranks' shards
+// (an odd split: DistributedSampler's padding scores one example twice) into
+// the split's order, equal one process's on the same weights (lr 0), example
+// by example; eval_max_batches capping the pass keeps none.
+TEST_CASE("distributed rows keep the test split's per-example hits in its order, as one process does") {
+  auto c = tiny_config();
+  c.dropout = 0;
+  c.world_size = 3;
+  c.dp_precision = ftb::Precision::fp32;
+  c.eval_max_batches = 0;
+  c.lr = 0;
+  auto w = ftb::build_workload(c);
+  if (w.test.size() % 3 == 0) {
+    w.test.input_ids.pop_back();
+    w.test.labels.pop_back();
+  }
+  REQUIRE(w.test.size() % 3 != 0);
+  auto model = w.make_model();
+  ftb::BatchLoader test(w.test, w.eval_loader_options(c));
+  const auto single = ftb::evaluate(model, test, torch::kCPU, 0, nullptr, nullptr, /*per_example=*/true);
+  REQUIRE(single.correct.size() == w.test.size());
+  int right = 0;
+  for (const bool b : single.correct) right += b;
+  CHECK(right == doctest::Approx(single.acc * static_cast<double>(w.test.size())));
+  CHECK(right > 0);
+  CHECK(right < static_cast<int>(w.test.size()));  // both kinds present: a shuffled order would show
+  ftb::ScenarioResult r;
+  run_ranks(3, [&](const ftb::DistEnv& e) {
+    auto out = ftb::run_data_parallel(w, c, {}, ftb::dist::Sharding::none, e, false);
+    if (e.rank == 0) r = out;
+  });
+  REQUIRE(r.status == ftb::Status::ok);
+  REQUIRE(r.repeats.size() == 1);
+  CHECK(r.repeats[0].test_correct == single.correct);
+  CHECK(ftb::evaluate(model, test, torch::kCPU, 1, nullptr, nullptr, true).correct.empty());
+}
+
 // The group's first collectives: only a back end's "does not support <op>"
 // falls back (zero2's reduce-scatter as an all-reduce, 2x the traffic); any
 // other error, as NCCL's communicator initialisation failing inside its first

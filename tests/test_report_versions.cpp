@@ -259,3 +259,29 @@ TEST_CASE("bad report input: one line naming the file and the JSON path") {
     CHECK(read_error("precision.json", j).find("results[0].precision") != std::string::npos);
   }
 }
+
+TEST_CASE("a repeat's per-example test hits round-trip as base64, and bad bits name their key") {
+  ftb::ScenarioResult r;
+  r.scenario = "baseline";
+  ftb::RepeatSample s;
+  s.test_acc = 7.0 / 13;
+  s.test_correct = {true, false, true, true, false, false, true, true, true, false, false, false, true};
+  r.repeats = {s};
+  const nlohmann::json j = ftb::to_json(r);
+  const auto back = ftb::result_from_json(j, "results[0]");
+  REQUIRE(back.repeats.size() == 1);
+  CHECK(back.repeats[0].test_correct == s.test_correct);
+  // A repeat without the key (older reports, a capped evaluation) reads with none.
+  ftb::ScenarioResult none = r;
+  none.repeats[0].test_correct.clear();
+  CHECK(ftb::to_json(none).dump().find("test_correct") == std::string::npos);
+  CHECK(ftb::result_from_json(ftb::to_json(none), "results[0]").repeats[0].test_correct.empty());
+  auto bad = j;
+  auto& bits = bad["samples"][0]["test_correct"];
+  bits["examples"] = 12;  // a set bit beyond the count
+  CHECK_THROWS_WITH_AS(ftb::result_from_json(bad, "results[0]"), doctest::Contains("test_correct.base64"),
+                       ftb::InputError);
+  bits["examples"] = 13;
+  bits["base64"] = "not base64!";
+  CHECK_THROWS_AS(ftb::result_from_json(bad, "results[0]"), ftb::InputError);
+}

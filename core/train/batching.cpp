@@ -80,6 +80,8 @@ BatchLoader::BatchLoader(const TokenizedSplit& split, LoaderOptions options)
 
 BatchLoader::~BatchLoader() { stop_producer(); }
 
+std::size_t BatchLoader::split_size() const { return split_.size(); }
+
 int64_t BatchLoader::batches_per_epoch() const {
   const int64_t n = static_cast<int64_t>(split_.size());
   const int64_t b = opt_.batch_size, w = opt_.world_size;

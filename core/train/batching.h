@@ -98,7 +98,11 @@ class BatchLoader {
   std::optional<Batch> next();
   // Seconds the consumer spent blocked in next() since construction.
   double wait_s() const { return wait_s_; }
-  // The row indices of the current epoch's batches, in order.
+  // The row indices of the current epoch's batches, in order, and the
+  // split's size (evaluate places each hit at its example: ranks' shards,
+  // bucketing and shuffling leave the split's order).
+  const std::vector<std::vector<int64_t>>& epoch_rows() const { return epoch_batches_; }
+  std::size_t split_size() const;
 
  private:
   Batch make_batch(const std::vector<int64_t>& rows) const;

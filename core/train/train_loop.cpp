@@ -161,7 +161,9 @@ EvalResult timed_evaluation(SequenceClassifier& model, BatchLoader& loader, Phas
   EvalResult r;
   {
     NvtxRange range(phase_name(phase));
-    r = evaluate(model, loader, options.device, options.eval_max_batches, eval_forward, options.sum_across_ranks);
+    // The test pass keeps its per-example hits (a paired test's input).
+    r = evaluate(model, loader, options.device, options.eval_max_batches, eval_forward, options.sum_across_ranks,
+                 /*per_example=*/phase == Phase::test);
   }
   phases[phase] += seconds_since(start);
   return r;

@@ -25,8 +25,8 @@ std::pair<torch::Tensor, torch::Tensor> forward_loss(SequenceClassifier& model,
   auto logits = model->forward(batch.input_ids, batch.attention_mask);  // (B,L)
   // fp32 loss even when the forward ran in reduced precision (as autocast does).
   auto loss = torch::cross_entropy_loss(logits.to(torch::kFloat), batch.labels);
-  auto correct = (logits.argmax(1) == batch.labels).sum();
-  return {loss, correct};
+  auto hits = (logits.argmax(1) == batch.labels).to(torch::kLong);  // (B): 1 where right
+  return {loss, hits};
 }
 
 EvalForward autocast_forward(SequenceClassifier model, const torch::Device& device, Precision precision) {
@@ -100,16 +100,17 @@ std::vector<Batch> split_micro_batches(const Batch& batch, int64_t k) {
 StepOutput accumulate_gradients(const Batch& batch, int64_t micro_batches, const EvalForward& forward,
                                 const MicroBackward& backward) {
   if (micro_batches == 1) {
-    auto [loss, correct] = forward(batch);
+    auto [loss, hits] = forward(batch);
     backward(loss, /*last=*/true);
-    return {loss.detach(), correct};
+    return {loss.detach(), hits.sum()};
   }
   const auto micro = split_micro_batches(batch, micro_batches);
   const double n = static_cast<double>(batch.labels.size(0));
   torch::Tensor step_loss, step_correct;
   for (std::size_t i = 0; i < micro.size(); ++i) {
     const double share = static_cast<double>(micro[i].labels.size(0)) / n;
-    auto [loss, correct] = forward(micro[i]);
+    auto [loss, hits] = forward(micro[i]);
+    const auto correct = hits.sum();
     backward(loss * share, /*last=*/i + 1 == micro.size());
     // Device scalars: the step's mean loss and hits, read by the loop as the plain step's.
     const auto part = loss.detach() * share;
@@ -141,15 +142,46 @@ StepOutput train_step(torch::optim::Optimizer& optimizer, const Batch& batch, co
   return out;
 }
 
+namespace {
+// Each scored example's hit at its place in the split, then summed over
+// ranks: hits[i] > 0 where some rank got example i right (DistributedSampler's
+// padding scores a few twice), seen[i] > 0 where some rank scored it.
+std::vector<bool> per_example_hits(const std::vector<torch::Tensor>& batch_hits,
+                                   const std::vector<std::vector<int64_t>>& rows, std::size_t split_size,
+                                   const SumAcrossRanks& sum_across_ranks) {
+  const auto n = static_cast<int64_t>(split_size);
+  auto marks = torch::zeros({2, n}, torch::kDouble);  // row 0: hits, row 1: seen
+  auto m = marks.accessor<double, 2>();
+  for (std::size_t b = 0; b < batch_hits.size(); ++b) {
+    const auto hits = batch_hits[b].to(torch::kCPU).to(torch::kLong).contiguous();
+    if (hits.dim() != 1 || hits.size(0) != static_cast<int64_t>(rows[b].size()))
+      throw std::logic_error("evaluate: a forward's hits are not one per example of its batch");
+    const auto* h = hits.data_ptr<int64_t>();
+    for (std::size_t j = 0; j < rows[b].size(); ++j) {
+      m[0][rows[b][j]] += static_cast<double>(h[j] != 0);
+      m[1][rows[b][j]] += 1;
+    }
+  }
+  if (sum_across_ranks) sum_across_ranks(marks);
+  std::vector<bool> correct(split_size);
+  for (int64_t i = 0; i < n; ++i) {
+    if (m[1][i] <= 0) return {};  // an example no rank scored (max_batches, drop_last)
+    correct[static_cast<std::size_t>(i)] = m[0][i] > 0;
+  }
+  return correct;
+}
+}  // namespace
+
 EvalResult evaluate(SequenceClassifier& model, BatchLoader& loader,
                     const torch::Device& device, int64_t max_batches, const EvalForward& forward,
-                    const SumAcrossRanks& sum_across_ranks) {
+                    const SumAcrossRanks& sum_across_ranks, bool per_example) {
   const bool was_training = model->is_training();
   model->eval();
   torch::NoGradGuard no_grad;
   // Accumulate on the device; one sync at the end.
   auto loss_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device));
   auto correct = torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(device));
+  std::vector<torch::Tensor> batch_hits;  // on the device until the end
   int64_t samples = 0, batches = 0;
   loader.start_epoch(0);
   while (auto batch = loader.next()) {
@@ -159,7 +191,8 @@ EvalResult evaluate(SequenceClassifier& model, BatchLoader& loader,
     auto [loss, hits] = forward ? forward(b) : forward_loss(model, b);
     const int64_t n = b.labels.size(0);
     loss_sum += loss.to(torch::kDouble) * n;
-    correct += hits;
+    correct += hits.sum();
+    if (per_example) batch_hits.push_back(hits);
     samples += n;
     ++batches;
   }
@@ -174,6 +207,7 @@ EvalResult evaluate(SequenceClassifier& model, BatchLoader& loader,
     r.loss = totals[0].item<double>() / r.samples;
     r.acc = totals[1].item<double>() / r.samples;
   }
+  if (per_example) r.correct = per_example_hits(batch_hits, loader.epoch_rows(), loader.split_size(), sum_across_ranks);
   return r;
 }
 

@@ -25,11 +25,13 @@ struct StepOutput {
 Batch to_device(const Batch& b, const torch::Device& device);
 
 // logits = model(ids, mask); loss = cross_entropy(logits, labels).
-// Returns the loss with its graph (for backward) and the correct count.
+// Returns the loss with its graph (for backward) and the hits: (B) int64, 1
+// where the argmax is the label (evaluate keeps them per example; a step
+// sums them).
 std::pair<torch::Tensor, torch::Tensor> forward_loss(SequenceClassifier& model,
                                                      const Batch& batch);
 
-// How a scenario runs a forward pass (e.g. under autocast): loss and hits.
+// How a scenario runs a forward pass (e.g. under autocast): loss and (B) hits.
 using EvalForward = std::function<std::pair<torch::Tensor, torch::Tensor>(const Batch&)>;
 
 // The forward of a precision: forward_loss under autocast for bf16/fp16
@@ -86,14 +88,20 @@ StepOutput train_step(torch::optim::Optimizer& optimizer, const Batch& batch, co
 struct EvalResult {
   double loss = 0, acc = 0;
   int64_t samples = 0;
+  // Which examples of the split the model got right, in the split's order
+  // (issue 47: a paired test compares two models example by example). Kept
+  // where asked and every example was scored (over all ranks); else empty.
+  std::vector<bool> correct;
 };
 // Distributed runs: sums a float64 CPU tensor over ranks in place (metrics
 // only; each rank evaluates its own shard). Empty = one process.
 using SumAcrossRanks = std::function<void(torch::Tensor&)>;
 // Eval mode, no grad, over the loader's epoch 0 (max_batches 0 = all); the
-// model's training flag is restored afterwards.
+// model's training flag is restored afterwards. per_example: also keep
+// EvalResult::correct (one more sum over ranks, of two doubles an example).
 EvalResult evaluate(SequenceClassifier& model, BatchLoader& loader,
                     const torch::Device& device, int64_t max_batches,
-                    const EvalForward& forward = nullptr, const SumAcrossRanks& sum_across_ranks = nullptr);
+                    const EvalForward& forward = nullptr, const SumAcrossRanks& sum_across_ranks = nullptr,
+                    bool per_example = false);
 
 }  // namespace ftb

@@ -223,6 +223,9 @@ nlohmann::json Workload::describe() const {
       {"train_examples", train.size()},
       {"val_examples", val.size()},
       {"test_examples", test.size()},
+      // The test split alone (labels and token ids): two reports' per-example
+      // hits compare example by example only on the same test split.
+      {"test_hash", hex64(test.content_hash(kFnvOffset))},
       {"train_tokens", train.token_count()},
       {"model", config_to_json(model_config)},
       {"model_dir", model_dir},
