@@ -35,6 +35,7 @@ set(FTB_REPORTS_SOURCES
   ${FTB_ROOT}/reports/analysis/compare_output.cpp ${FTB_ROOT}/reports/analysis/run_differences.cpp
   ${FTB_ROOT}/reports/analysis/environment_facts.cpp
   ${FTB_ROOT}/reports/analysis/profile.cpp ${FTB_ROOT}/reports/analysis/intervals.cpp
+  ${FTB_ROOT}/reports/analysis/accuracy_verdict.cpp
   ${FTB_ROOT}/reports/analysis/metrics.cpp ${FTB_ROOT}/reports/analysis/history.cpp
   ${FTB_ROOT}/reports/analysis/history_series.cpp ${FTB_ROOT}/reports/analysis/noise.cpp
   ${FTB_ROOT}/reports/analysis/regress.cpp ${FTB_ROOT}/reports/analysis/regress_steps.cpp

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <functional>
 #include <map>
 #include <random>
@@ -26,6 +27,10 @@ struct FakeRun {
   std::map<std::string, std::vector<double>> throughput;  // scenario -> samples/s per repeat
   double test_acc = 0.85;
   int64_t peak_bytes = 100 << 20;
+  // Per-example test hits of each repeat: the first round(test_acc x n)
+  // examples right (so two runs' hits differ only by the accuracy's change);
+  // 0: none kept (a report from before they were).
+  int test_examples = 600;
 };
 
 inline Report fake_report(const FakeRun& f) {
@@ -51,6 +56,11 @@ inline Report fake_report(const FakeRun& f) {
       s.val_acc = f.test_acc;
       s.test_acc = f.test_acc;
       s.peak_bytes = f.peak_bytes;
+      if (f.test_examples > 0) {
+        s.test_correct.assign(static_cast<std::size_t>(f.test_examples), false);
+        const auto right = static_cast<std::size_t>(std::lround(f.test_acc * f.test_examples));
+        for (std::size_t i = 0; i < right && i < s.test_correct.size(); ++i) s.test_correct[i] = true;
+      }
       r.repeats.push_back(s);
     }
     aggregate_repeats(r);

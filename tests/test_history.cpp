@@ -157,6 +157,7 @@ TEST_CASE("history schema 2: each run's environment and data hash stored, a vers
   sqlite3* raw = nullptr;
   REQUIRE(sqlite3_open(db.c_str(), &raw) == SQLITE_OK);
   REQUIRE(sqlite3_exec(raw, "ALTER TABLE runs DROP COLUMN environment; ALTER TABLE runs DROP COLUMN data_hash; "
+                            "ALTER TABLE repeats DROP COLUMN test_examples; ALTER TABLE repeats DROP COLUMN test_correct; "
                             "UPDATE schema_version SET version = 1",
                        nullptr, nullptr, nullptr) == SQLITE_OK);
   sqlite3_close(raw);
@@ -168,6 +169,10 @@ TEST_CASE("history schema 2: each run's environment and data hash stored, a vers
   CHECK(series[0].run.facts.environment.git_commit() == "c0");
   CHECK(series[0].run.facts.data_hash == "0123456789abcdef");
   CHECK(series[2].run.facts.data_hash.is_null());  // not recorded, not ""
+  // Version 4: each repeat's per-example hits filled from the stored report.
+  REQUIRE(!series[0].repeats.empty());
+  CHECK(series[0].repeats[0].test_correct == report_from_json(j, "r0.json").results[0].repeats[0].test_correct);
+  CHECK(series[0].repeats[0].test_correct.size() == 600);
   // Tonight's several runs left out of the window at once (the two runs
   // with the data's hash are one series; the older one, known by its data
   // path only, is another: run_differences.h's key table).

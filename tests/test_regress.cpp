@@ -81,13 +81,21 @@ TEST_CASE("regress vs history: the window is the machine's same preset and confi
   CHECK_FALSE(s2.regressed());
   CHECK(regress_markdown(s2).find("**Result: no regression.**") != std::string::npos);
 
-  // Accuracy drop beyond the smoke preset's 2 points, gating when asked.
+  // Accuracy 5 points lower on the same 600 examples (McNemar), gating when asked.
   FakeRun dumb = run_at(42, night(rng, 0, 5, 0.02));
   dumb.test_acc = 0.80;
   o.fail_on = {Gate::throughput, Gate::accuracy, Gate::memory};
   const RegressSummary s3 = regress_vs_history(store, db, fake_report_json(dumb), "dumb.json", o);
   CHECK(row(s3, "baseline", Metric::test_acc).outcome == stats::Verdict::worse);
+  CHECK(row(s3, "baseline", Metric::test_acc).note.find("30 only the reference got right, 0 only tonight's") !=
+        std::string::npos);
   CHECK(s3.regressed());
+  // Judged example by example, not by a band: without per-example hits tonight it is not judged.
+  FakeRun blind = dumb;
+  blind.test_examples = 0;
+  const RegressSummary s3b = regress_vs_history(store, db, fake_report_json(blind), "blind.json", o);
+  CHECK(row(s3b, "baseline", Metric::test_acc).outcome == stats::Verdict::insufficient);
+  CHECK(row(s3b, "baseline", Metric::test_acc).note.find("per-example test hits not kept") != std::string::npos);
   // Memory growth beyond the 3 % minimum effect.
   FakeRun fat = run_at(43, night(rng, 0, 5, 0.02));
   fat.peak_bytes = 110 << 20;

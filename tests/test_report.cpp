@@ -5,6 +5,7 @@
 #include "reports/views/run_outputs.h"
 #include "core/base/errors.h"
 #include "reports/record/report.h"
+#include "reports/analysis/accuracy_verdict.h"
 #include "reports/analysis/intervals.h"
 #include "reports/analysis/report_json.h"
 #include "reports/views/console_table.h"
@@ -630,42 +631,74 @@ TEST_CASE("write_run_outputs writes report, steps, table and charts") {
   CHECK(temp_files_in(out + "/charts") == 0);
 }
 
-TEST_CASE("accuracy guard: a row further from baseline's test accuracy than the preset allows is flagged") {
+// 600 hits: the first `right` true; `flip_off` of them made wrong and
+// `flip_on` of the wrong made right (from the ends, so the two never meet).
+std::vector<bool> hits_600(int right, int flip_off, int flip_on) {
+  std::vector<bool> h(600, false);
+  for (int i = 0; i < right; ++i) h[static_cast<std::size_t>(i)] = true;
+  for (int i = 0; i < flip_off; ++i) h[static_cast<std::size_t>(i)] = false;
+  for (int i = 0; i < flip_on; ++i) h[static_cast<std::size_t>(599 - i)] = true;
+  return h;
+}
+
+void set_hits(ftb::ScenarioResult& r, const std::vector<std::vector<bool>>& per_repeat) {
+  for (std::size_t k = 0; k < r.repeats.size(); ++k) r.repeats[k].test_correct = per_repeat[k % per_repeat.size()];
+}
+
+TEST_CASE("keeps accuracy: each row against baseline example by example, same / no / cannot tell, no fixed band") {
   ftb::Report report = sample_report();
-  // The row's test accuracy and its repeats' moved together (as a run records them).
-  auto shift = [&](double points) {
-    auto& r = report.results[1];
-    r.test_acc = report.results[0].test_acc + points / 100;
-    for (size_t i = 0; i < r.repeats.size(); ++i)
-      r.repeats[i].test_acc = report.results[0].repeats[i].test_acc + points / 100;
-  };
-  CHECK(ftb::speedup_table_markdown(report).find("! test accuracy") == std::string::npos);
-  shift(-3);  // 3 points below, smoke's tolerance is 2
-  auto table = ftb::speedup_table_markdown(report);
-  CAPTURE(table);
-  CHECK(table.find("! test accuracy -3.00 points from baseline's (tolerance 2.0)") != std::string::npos);
+  REQUIRE(report.results[0].repeats.size() >= 2);
+  // No hits kept (older reports): no verdict, the column says "-".
+  CHECK_FALSE(ftb::accuracy_vs_baseline(report, report.results[1], "baseline").has_value());
+  CHECK_FALSE(ftb::report_to_json(report).at("results")[1].contains("accuracy_vs_baseline"));
+  // Baseline 510 of 600; the row loses 40 examples baseline got and gains 10: -5 points, McNemar p < 0.001.
+  set_hits(report.results[0], {hits_600(510, 0, 0)});
+  set_hits(report.results[1], {hits_600(510, 40, 10)});
+  auto v = ftb::accuracy_vs_baseline(report, report.results[1], "baseline");
+  REQUIRE(v.has_value());
+  CHECK(v->basis == ftb::AccuracyBasis::test_sample);
+  CHECK(v->first.counts.only_a == 40);
+  CHECK(v->first.counts.only_b == 10);
+  CHECK(v->difference == doctest::Approx(-5.0));
+  CHECK(v->keeps == ftb::stats::KeepsAccuracy::no);
   auto j = ftb::report_to_json(report);
-  CHECK(j.at("results")[1].at("accuracy_guard").at("within") == false);
-  CHECK(j.at("results")[1].at("accuracy_guard").at("repeats_overlap") == false);
-  CHECK(j.at("results")[0].at("accuracy_guard").at("within") == true);
-  // 3 points below in the median, but one repeat of the row reaches baseline's
-  // range: inside the accuracy's own spread over repeats, not flagged.
-  report.results[1].repeats[0].test_acc = report.results[0].repeats[1].test_acc;
-  j = ftb::report_to_json(report);
-  CHECK(j.at("results")[1].at("accuracy_guard").at("repeats_overlap") == true);
-  CHECK(j.at("results")[1].at("accuracy_guard").at("within") == true);
-  // the paper preset holds the reference's workload to half a point
-  report.config["preset"] = "paper";
-  shift(-1);
-  CHECK(ftb::speedup_table_markdown(report).find("(tolerance 0.5)") != std::string::npos);
-  shift(-0.4);
-  CHECK(ftb::speedup_table_markdown(report).find("! test accuracy") == std::string::npos);
-  // quick (the default's short run on 600 test reviews) allows 5 points
-  report.config["preset"] = "quick";
-  shift(-4.5);
-  CHECK(ftb::speedup_table_markdown(report).find("! test accuracy") == std::string::npos);
-  shift(-5.5);
-  CHECK(ftb::speedup_table_markdown(report).find("(tolerance 5.0)") != std::string::npos);
+  CHECK(j.at("results")[1].at("accuracy_vs_baseline").at("keeps_accuracy") == "no");
+  CHECK(j.at("results")[1].at("accuracy_vs_baseline").at("verdict") == "lower");
+  CHECK(j.at("results")[1].at("accuracy_vs_baseline").at("first_repeats").at("only_reference_right") == 40);
+  CHECK_FALSE(j.at("results")[0].contains("accuracy_vs_baseline"));  // baseline itself
+  std::string table = ftb::speedup_table_markdown(report);
+  CAPTURE(table);
+  CHECK(table.find("keeps accuracy (points vs baseline)") != std::string::npos);
+  CHECK(table.find("no (-5.0 [") != std::string::npos);
+  CHECK(table.find("! test accuracy") == std::string::npos);  // the fixed band is gone
+  CHECK(ftb::console_table(report, "baseline").find("| no ") != std::string::npos);
+  // 10 examples each way: no difference called, and +-1 point not ruled out on 600 examples.
+  set_hits(report.results[1], {hits_600(510, 10, 10)});
+  v = ftb::accuracy_vs_baseline(report, report.results[1], "baseline");
+  REQUIRE(v.has_value());
+  CHECK(v->keeps == ftb::stats::KeepsAccuracy::cannot_tell);
+  CHECK(v->decision.reason.ruling == ftb::stats::Ruling::interval_reaches);
+  // A wider min_effect (accuracy_min_effect=3 points): the same data rule out +-3 points.
+  report.config["accuracy_min_effect"] = 3.0;
+  v = ftb::accuracy_vs_baseline(report, report.results[1], "baseline");
+  CHECK(v->keeps == ftb::stats::KeepsAccuracy::yes);
+  CHECK(ftb::speedup_table_markdown(report).find("+-3 points") != std::string::npos);
+  report.config.erase("accuracy_min_effect");
+  // Seeds per repeat: paired by seed, a t interval over the seeds' differences.
+  report.config["seed_per_repeat"] = true;
+  set_hits(report.results[0], {hits_600(510, 0, 0), hits_600(500, 0, 0), hits_600(520, 0, 0)});
+  set_hits(report.results[1], {hits_600(510, 30, 0), hits_600(500, 28, 0), hits_600(520, 33, 0)});
+  v = ftb::accuracy_vs_baseline(report, report.results[1], "baseline");
+  REQUIRE(v.has_value());
+  CHECK(v->basis == ftb::AccuracyBasis::seeds);
+  CHECK(v->seeds == static_cast<int>(report.results[0].repeats.size()));
+  CHECK(v->difference < -4.5);
+  CHECK(v->seed_sd_points > 0);
+  CHECK(v->keeps == ftb::stats::KeepsAccuracy::no);
+  CHECK(ftb::speedup_table_markdown(report).find("seeds)") != std::string::npos);
+  // Hits of two different split sizes are not compared.
+  report.results[1].repeats[0].test_correct.resize(599);
+  CHECK_FALSE(ftb::accuracy_vs_baseline(report, report.results[1], "baseline").has_value());
 }
 
 // Every accuracy with its interval: k of the n test examples, where the

@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "core/base/bit_pack.h"
 #include "core/base/errors.h"
 #include "core/base/fnv_hash.h"
 #include "core/base/json_fields.h"
@@ -182,7 +183,15 @@ std::pair<std::string, json> environment_columns(const json& report_json) {
   return {json_text(env.is_object() ? env : json::object()), run_facts(Environment(env), config).data_hash};
 }
 constexpr const char* kRepeatColumns =
-    "train_samples_per_s, steady_samples_per_s, wall_time_s, step_ms_median, test_acc, peak_bytes";
+    "train_samples_per_s, steady_samples_per_s, wall_time_s, step_ms_median, test_acc, peak_bytes, "
+    "test_examples, test_correct";
+
+// Version 4: each repeat's per-example test hits (the report's
+// samples[].test_correct: examples and base64 bits), NULL where not kept.
+constexpr const char* kSchemaV4 = R"sql(
+ALTER TABLE repeats ADD COLUMN test_examples INTEGER;
+ALTER TABLE repeats ADD COLUMN test_correct TEXT;
+)sql";
 
 HistoryRun run_from(const Statement& s) {
   HistoryRun r;
@@ -209,6 +218,8 @@ RepeatSample repeat_from(const Statement& s, int c) {
   r.step_ms_median = s.number(c + 3);
   r.test_acc = s.number(c + 4);
   r.peak_bytes = s.integer(c + 5);
+  if (!s.is_null(c + 6) && !s.is_null(c + 7))
+    r.test_correct = unpack_bits_base64(s.text(c + 7), static_cast<std::size_t>(s.integer(c + 6)), "history test_correct");
   return r;
 }
 
@@ -230,10 +241,13 @@ int insert_repeats(sqlite3* db, const std::string& path, int64_t run_id, const R
       const RepeatSample& s = r.repeats[k];
       Statement rep(db, path,
                     "INSERT INTO repeats (run_id, scenario, repeat, train_samples_per_s, steady_samples_per_s, "
-                    "wall_time_s, step_ms_median, test_acc, peak_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+                    "wall_time_s, step_ms_median, test_acc, peak_bytes, test_examples, test_correct) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
       rep.bind(1, run_id).bind(2, r.scenario).bind(3, static_cast<int64_t>(k));
       rep.bind(4, s.train_samples_per_s).bind(5, s.steady_samples_per_s).bind(6, s.wall_time_s);
       rep.bind(7, s.step_ms_median).bind(8, s.test_acc).bind(9, s.peak_bytes);
+      if (!s.test_correct.empty())  // unbound: NULL
+        rep.bind(10, static_cast<int64_t>(s.test_correct.size())).bind(11, pack_bits_base64(s.test_correct));
       try {
         rep.step();
       } catch (const std::runtime_error&) {
@@ -282,6 +296,29 @@ std::vector<std::pair<int64_t, std::string>> stored_reports(sqlite3* db, const s
   return runs;
 }
 
+// Version 4's columns for run `id` from its stored report: every repeat that
+// kept hits (a stored report that does not parse keeps NULL).
+void fill_test_correct(sqlite3* db, const std::string& path, int64_t id, const std::string& text) {
+  const json report = json::parse(text, nullptr, false);
+  if (!report.is_object() || !report.contains("results") || !report["results"].is_array()) return;
+  for (const auto& r : report["results"]) {
+    if (!r.is_object() || !r.contains("samples") || !r["samples"].is_array() || !r.contains("scenario")) continue;
+    const auto& samples = r["samples"];
+    for (std::size_t k = 0; k < samples.size(); ++k) {
+      const auto bits = samples[k].is_object() ? samples[k].find("test_correct") : samples[k].end();
+      if (bits == samples[k].end() || !bits->is_object()) continue;
+      const auto n = bits->find("examples"), b = bits->find("base64");
+      if (n == bits->end() || b == bits->end() || !n->is_number_integer() || !b->is_string()) continue;
+      Statement up(db, path, "UPDATE repeats SET test_examples = ?1, test_correct = ?2 "
+                             "WHERE run_id = ?3 AND scenario = ?4 AND repeat = ?5");
+      up.bind(1, n->get<int64_t>()).bind(2, b->get<std::string>()).bind(3, id);
+      up.bind(4, r["scenario"].is_string() ? r["scenario"].get<std::string>() : std::string());
+      up.bind(5, static_cast<int64_t>(k));
+      up.step();
+    }
+  }
+}
+
 }  // namespace
 
 HistoryStore::~HistoryStore() { sqlite3_close(db_); }
@@ -323,7 +360,14 @@ void HistoryStore::migrate() {
     }
     exec(db_, path_, "UPDATE schema_version SET version = 3");
   }
-  // Later versions: `if (version < 4) { ALTER TABLE ...; UPDATE schema_version SET version = 4; }`
+  if (version < 4) {
+    // Each repeat's per-example hits, from the report it keeps (reports
+    // from before they were kept have none: NULL).
+    exec(db_, path_, kSchemaV4);
+    for (const auto& [id, text] : stored_reports(db_, path_)) fill_test_correct(db_, path_, id, text);
+    exec(db_, path_, "UPDATE schema_version SET version = 4");
+  }
+  // Later versions: `if (version < 5) { ALTER TABLE ...; UPDATE schema_version SET version = 5; }`
   t.commit();
 }
 

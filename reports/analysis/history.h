@@ -16,6 +16,9 @@
 //   repeats  one row per repeat per ok scenario (run_id, scenario, repeat)
 //            with the metrics of reports/analysis/metrics.h as columns, so the
 //            statistics see every repeat, not medians of medians;
+//            since version 4 also test_examples and test_correct (the
+//            repeat's per-example test hits, base64: regress's paired
+//            accuracy judge), NULL where the report kept none;
 //   history  a view joining the two, for ad-hoc SQL.
 //
 // Keys (derived here, one place):
@@ -54,7 +57,7 @@ struct sqlite3;
 
 namespace ftb {
 
-inline constexpr int kHistorySchemaVersion = 3;
+inline constexpr int kHistorySchemaVersion = 4;
 
 std::string machine_key(const Environment& environment);  // InputError naming the missing key
 std::string config_hash(const nlohmann::json& config);

@@ -96,35 +96,6 @@ std::optional<Speedups> speedups_vs(const Report& report, const ScenarioResult& 
   return s;
 }
 
-double accuracy_tolerance_points(const nlohmann::json& config) {
-  const auto preset = config.find("preset");
-  if (preset == config.end() || !preset->is_string()) return 2.0;
-  if (*preset == "paper") return 0.5;
-  // quick's short run on 600 test reviews: amp_bf16 landed -4.5, -1.7 and
-  // +3.2 points from baseline for seeds 123, 1 and 2 (bf16 alone moves it
-  // that far); two runs' accuracies on 600 examples near 82 % differ by
-  // 1.96 x sqrt(2) x 1.6 = 4.4 points 95 % of the time from the test
-  // sample alone. Its accuracy column says "learned, not broken"; smoke's
-  // 3 epochs on 4,200 reviews keep the 2-point check.
-  if (*preset == "quick") return 5.0;
-  return 2.0;
-}
-
-std::optional<AccuracyGuard> accuracy_guard(const Report& report, const ScenarioResult& r, const std::string& baseline) {
-  const ScenarioResult* base = find_result(report, baseline);
-  if (!base || base->status != Status::ok || r.status != Status::ok) return std::nullopt;
-  AccuracyGuard g;
-  g.tolerance_points = accuracy_tolerance_points(report.config);
-  g.delta_points = 100 * (r.test_acc - base->test_acc);
-  if (r.repeats.size() >= 2 && base->repeats.size() >= 2) {
-    const auto a = stats::median_interval(field(r, &RepeatSample::test_acc));
-    const auto b = stats::median_interval(field(*base, &RepeatSample::test_acc));
-    g.repeats_overlap = a.min <= b.max && b.min <= a.max;
-  }
-  g.within = std::abs(g.delta_points) <= g.tolerance_points || g.repeats_overlap;
-  return g;
-}
-
 std::optional<stats::AccuracyInterval> test_accuracy_interval(const Report& report, const ScenarioResult& r) {
   if (r.status != Status::ok || !std::isfinite(r.test_acc)) return std::nullopt;
   const nlohmann::json& c = report.config;

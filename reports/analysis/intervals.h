@@ -48,20 +48,6 @@ std::optional<Speedups> speedups_vs(const Report& report, const ScenarioResult& 
 nlohmann::json result_intervals(const ScenarioResult& r);
 nlohmann::json to_json(const stats::Interval& i);
 
-// The accuracy guard: a row's test accuracy against baseline's, in points,
-// with the preset's tolerance (0.5 points on paper, the reference's
-// workload; 2 elsewhere, where test sets are small). nullopt when either is
-// not ok.
-// Beyond the tolerance the guard still holds when the rows' repeats overlap
-// (two or more a side): the difference is then inside the accuracy's own
-// spread over repeats (a small test set moves by whole examples).
-struct AccuracyGuard {
-  double delta_points = 0;  // row - baseline, medians over repeats, percentage points
-  double tolerance_points = 2;
-  bool repeats_overlap = false;  // [min, max] of the row's test accuracy meets baseline's
-  bool within = true;
-};
-std::optional<AccuracyGuard> accuracy_guard(const Report& report, const ScenarioResult& r, const std::string& baseline);
 // A row's test accuracy as k correct of the n examples scored, with its 95 %
 // Wilson interval in points (reports/analysis/accuracy.h). n is the test
 // split's size (config.workload.test_examples) where evaluation scored it
@@ -76,10 +62,6 @@ std::string format_accuracy(const Report& report, const ScenarioResult& r);
 // 95 % Wilson interval from the point (so [point - h, point + h] covers it);
 // "82.17" where no interval is known; "-" for NaN.
 std::string format_accuracy_compact(const Report& report, const ScenarioResult& r);
-
-// The preset's accuracy tolerance in points (report.config.preset): the
-// guard's, and `regress`'s for a test-accuracy drop against history.
-double accuracy_tolerance_points(const nlohmann::json& config);
 
 // "1.17x [1.10, 1.25]" at 95 % coverage, "1.17x [1.10, 1.25; 75 %]" otherwise
 // (one repeat: "1.17x"), "1.17x [1.05, 1.30; r2r]" with a calibrated

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "core/base/errors.h"
+#include "reports/analysis/accuracy_verdict.h"
 #include "core/base/json_fields.h"
 #include "core/base/text_format.h"
 #include "reports/analysis/intervals.h"
@@ -79,6 +80,31 @@ std::string to_string(stats::Verdict o) {
   return "?";
 }
 
+namespace {
+// Tonight's first repeat against the newest reference run that kept
+// per-example hits of the same split, example by example.
+void judge_accuracy_paired(MetricVerdict& v, const std::vector<std::vector<RepeatSample>>& reference,
+                           const std::vector<RepeatSample>& current, double min_effect_points) {
+  ScenarioResult ref, now;
+  for (auto run = reference.rbegin(); run != reference.rend() && ref.repeats.empty(); ++run)
+    if (!run->empty() && !run->front().test_correct.empty()) ref.repeats = {run->front()};
+  if (!current.empty()) now.repeats = {current.front()};
+  const auto a = judge_rows_accuracy(ref, now, /*by_seed=*/false, min_effect_points);
+  if (!a) {
+    v.outcome = stats::Verdict::insufficient;
+    v.note = "not judged: per-example test hits not kept on both sides (a report from before they were, or an "
+             "evaluation capped by eval_max_batches)";
+    return;
+  }
+  v.outcome = a->decision.verdict;
+  v.note = "paired with the newest reference run, example by example (" + std::to_string(a->examples) +
+           " examples, " + std::to_string(a->first.counts.only_a) + " only the reference got right, " +
+           std::to_string(a->first.counts.only_b) + " only tonight's): " + format_double("%+.2f", a->difference) +
+           " points [" + format_double("%+.2f", a->low) + ", " + format_double("%+.2f", a->high) + "], McNemar p " +
+           format_double("%.3g", a->p_value) + "; " + explain(*a);
+}
+}  // namespace
+
 MetricVerdict judge_threshold(Metric m, const std::vector<std::vector<RepeatSample>>& reference, bool from_history,
                               const std::vector<RepeatSample>& current, const JudgeContext& ctx) {
   MetricVerdict v;
@@ -102,8 +128,7 @@ MetricVerdict judge_threshold(Metric m, const std::vector<std::vector<RepeatSamp
     v.note = how;
   };
   if (m == Metric::test_acc)
-    by_threshold(100 * (v.reference_median - v.current_median), ctx.tolerance_points,
-                 "median drop beyond " + shortest_double(ctx.tolerance_points) + " points");
+    judge_accuracy_paired(v, reference, current, ctx.accuracy_min_effect_points);
   else
     by_threshold(worse, ctx.min_effect, "median change beyond " + format_double("%.3g", 100 * ctx.min_effect) + " %");
   return v;

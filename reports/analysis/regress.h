@@ -30,7 +30,9 @@
 //     reference run with a profile of the row (`run --profile`) and one of
 //     tonight's runs carry one, the operators whose time a profiled step grew
 //     (largest change first, at most three).
-//   accuracy    test_acc, median drop beyond the preset's accuracy tolerance
+//   accuracy    test_acc: tonight's first repeat against the newest reference run's,
+//               example by example (exact McNemar, Newcombe's interval), against
+//               accuracy_min_effect points; insufficient where hits were not kept
 //               (2 points; 0.5 on paper; reports/analysis/intervals.h).
 //   memory      peak_bytes, median growth beyond the minimum effect.
 #pragma once
@@ -66,10 +68,12 @@ Metric gate_metric(Gate g);
 // regress's words for it.
 std::string to_string(stats::Verdict v);  // "regressed", "improved", "same", "insufficient", "cannot tell"
 
-// The threshold rules (accuracy, memory): medians, no test.
+// The rules beside throughput's: memory by its median against min_effect
+// (no test); accuracy paired, example by example, against min_effect in
+// points (accuracy_verdict.h).
 struct JudgeContext {
-  double min_effect = 0.03;     // memory
-  double tolerance_points = 2;  // accuracy
+  double min_effect = 0.03;              // memory
+  double accuracy_min_effect_points = 1;  // accuracy (the current report's accuracy_min_effect)
 };
 
 struct MetricVerdict {

@@ -1,5 +1,7 @@
 #include "reports/analysis/regress_steps.h"
 
+#include "reports/analysis/accuracy_verdict.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -94,7 +96,7 @@ void check_noise_matches(const RegressOptions& o, const RunKey& key, const std::
 JudgeContext context_for(const RegressOptions& o, const Report& current) {
   JudgeContext c;
   c.min_effect = o.rule.min_effect;
-  c.tolerance_points = accuracy_tolerance_points(current.config);
+  c.accuracy_min_effect_points = accuracy_min_effect_points(current.config);
   return c;
 }
 
@@ -114,7 +116,10 @@ std::string rule_text(const RegressOptions& o, bool from_history) {
                          " % either way; otherwise \"cannot tell (wide)\" (not a failure), naming the further runs "
                          "that would settle it (modelled from the measured noise).";
   return "gating: " + gates + ". " + throughput +
-         " Accuracy: the median test accuracy drops beyond the preset's tolerance. Memory: the median peak grows "
+         " Accuracy: tonight's first repeat against the newest reference run's, example by example on the test split "
+         "(exact McNemar at 0.05, Newcombe's 95 % interval): lower where the test rejects and the drop is at least "
+         "accuracy_min_effect points (the current report's; 1 where it states none), same where the interval lies "
+         "inside +-accuracy_min_effect. Memory: the median peak grows "
          "beyond the minimum effect." +
          (o.noise ? " Calibrated run-to-run noise from " + o.noise_path + " (ftbench calibrate), weighted by its "
                         "degrees of freedom; \"same\" rules out a scenario's calibrated minimum detectable change "

@@ -2,6 +2,7 @@
 
 #include "core/base/files.h"
 #include "core/base/json_text.h"
+#include "reports/analysis/accuracy_verdict.h"
 #include "reports/analysis/intervals.h"
 #include "reports/analysis/parity.h"
 #include "reports/analysis/profile.h"
@@ -19,12 +20,7 @@ json report_to_json(const Report& report, const std::string& baseline) {
     // Derived from the samples (recomputed on every write, never read back).
     if (r.status == Status::ok && !r.repeats.empty()) {
       j["intervals"] = result_intervals(r);
-      if (auto g = accuracy_guard(report, r, baseline))
-        j["accuracy_guard"] = {{"baseline", baseline},
-                               {"delta_points", g->delta_points},
-                               {"tolerance_points", g->tolerance_points},
-                               {"repeats_overlap", g->repeats_overlap},
-                               {"within", g->within}};
+      if (auto v = accuracy_vs_baseline(report, r, baseline)) j["accuracy_vs_baseline"] = to_json(*v, baseline);
       if (auto a = test_accuracy_interval(report, r))
         j["test_accuracy"] = {{"correct", a->correct}, {"n", a->n}, {"percent", a->accuracy}, {"low", a->low},
                               {"high", a->high}, {"level", a->level}, {"method", "wilson"}};

@@ -64,7 +64,7 @@ MetricVerdict threshold_verdict(const std::vector<RunRepeats>& series, size_t i,
     if (same_series(series[j].run, now.run)) window.insert(window.begin(), series[j].repeats);
   JudgeContext c;
   c.min_effect = o.rule.min_effect;
-  c.tolerance_points = accuracy_tolerance_points({{"preset", now.run.preset}});
+  c.accuracy_min_effect_points = o.accuracy_min_effect_points;
   return judge_threshold(m, window, true, now.repeats, c);
 }
 

@@ -34,6 +34,7 @@ struct TrendPoint {
 struct TrendOptions {
   int window = 20;
   stats::NightlyRule rule;
+  double accuracy_min_effect_points = 1;  // test_acc's paired judge (regress.h)
 };
 
 struct ScenarioTrend {

@@ -5,6 +5,7 @@
 #include "core/base/errors.h"
 
 #include "core/base/text_format.h"
+#include "reports/analysis/accuracy_verdict.h"
 #include "reports/analysis/intervals.h"
 #include "reports/views/ladder.h"
 #include "reports/analysis/parity.h"
@@ -105,9 +106,6 @@ std::vector<std::string> row_notes(const Report& report, const ScenarioResult& r
   std::vector<std::string> notes;
   if (!r.reason.empty()) notes.push_back(r.reason);
   if (r.status != Status::ok) return notes;
-  if (auto g = accuracy_guard(report, r, baseline); g && !g->within)
-    notes.push_back("! test accuracy " + format_double("%+.2f", g->delta_points) + " points from " + baseline +
-                    "'s (tolerance " + format_double("%.1f", g->tolerance_points) + ")");
   // The difference between two rows must be the technique: say what else differs.
   if (const auto d = parity_differences(report, r, baseline); !d.empty())
     notes.push_back("# beyond its technique: " + describe(d, baseline));
@@ -168,15 +166,29 @@ std::vector<std::string> speedup_row(const Report& report, const ScenarioResult&
     row.push_back(speedups ? format_interval(speedups->steady_state, "%.2f", "x") : kDash);
     row.push_back(fixed(r.train_samples_per_s, "%.1f", true));
     row.push_back(format_accuracy(report, r));
+    const auto keeps = accuracy_vs_baseline(report, r, baseline);
+    row.push_back(keeps ? keeps_accuracy_cell(*keeps) : kDash);
     row.push_back(fixed(r.val_acc * 100, "%.2f"));
     row.push_back(fixed(static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0), "%.1f", true));
     row.push_back(mfu_of_peak(report, r));
   } else {
-    for (int k = 0; k < 8; ++k) row.push_back(kDash);
+    for (int k = 0; k < 9; ++k) row.push_back(kDash);
   }
   if (paper) row.push_back(reference_figure(r.scenario));
   row.push_back(refs);
   return row;
+}
+
+// The keeps-accuracy column's rule, as the report's configuration sets it.
+std::string keeps_accuracy_legend(const Report& report, const std::string& baseline) {
+  const std::string m = format_double("%.3g", accuracy_min_effect_points(report.config));
+  return (seeds_per_repeat(report.config)
+              ? "each repeat retrained with its own seed; the row's and " + baseline +
+                    "'s paired by seed, a t interval over the seeds' differences (training luck on this test split). "
+              : "the first repeats' models compared example by example on the test split (exact McNemar, Newcombe's "
+                "interval: the test sample's luck, not the training run's; seed_per_repeat=1 asks for seeds). ") +
+         "yes: same (the 95 % interval inside +-" + m + " points: accuracy_min_effect) or higher; no: lower by " + m +
+         " points or more with the test rejecting at 0.05; cannot tell otherwise. (difference [interval]) in points.";
 }
 
 // What the intervals say about a second run: nothing, or (with a calibrate
@@ -210,7 +222,7 @@ std::string speedup_legend(const Report& report, const std::string& baseline, co
          "reference times it); steady speed-up: samples/s after warm-up (samples over step and loader-wait time) over " + baseline +
          "'s. test acc: correct of the test examples, with its 95 % Wilson interval [in points] where the whole split was "
          "scored (its n: the workload's test_examples; the interval is the test sample's, not a second training run's). "
-         "! marks a test accuracy further from " + baseline + "'s than the preset's tolerance. Medians of up to " + std::to_string(repeats) + " repeat(s) of one run; [interval] where a row has "
+         "keeps accuracy: " + keeps_accuracy_legend(report, baseline) + " Medians of up to " + std::to_string(repeats) + " repeat(s) of one run; [interval] where a row has "
          "two or more: order statistics of the per-round ratios (distribution-free), with its coverage where it is "
          "not 95 % (3 repeats reach 75 %, 5 reach 94 %); " + second_run_note(report) + " Times, accuracy and the step time behind MFU are medians over repeats. # marks a setting that differs "
          "from " + baseline + "'s beyond what the row's technique changes. Every row: " + shared_settings(report) + ".\n";
@@ -226,7 +238,7 @@ ResultTable speedup_table(const Report& report, const std::string& baseline) {
   std::vector<Column> columns = {
       {"scenario", false},  {"status", false},     {"device", false},    {"ranks", true},
       {"threads", true},    {"precision", false}, {"optimizer", false}, {"wall time", true},   {"speed-up", true}, {"steady speed-up", true},   {"samples/s", true},
-      {"test acc %", true}, {"val acc %", true},   {"peak MiB", true},   {"MFU (of peak TFLOP/s)", true},
+      {"test acc %", true}, {"keeps accuracy (points vs baseline)", false}, {"val acc %", true},   {"peak MiB", true},   {"MFU (of peak TFLOP/s)", true},
   };
   // The paper preset runs the reference's workload: its own figures go beside ours.
   const bool paper = report_preset(report) == "paper";
