@@ -72,13 +72,29 @@ void record_attention_backend(ScenarioResult& r, const Workload& w, const RunCon
 
 }  // namespace
 
+namespace {
+// seed_per_repeat: repeat i retrains with the training seed + i (initial
+// weights, dropout, shuffling), on the same data split; ranks launched for
+// the row get the seed through their configuration.
+ScenarioResult run_with_seed(const RepeatFn& run, const Workload& workload, const RunConfig& config,
+                             const ScenarioContext& context) {
+  RunConfig c = config;
+  c.train_seed = training_seed(config) + static_cast<uint64_t>(context.repeat);
+  Workload w = workload;  // the splits copied: a repeat's seconds, not its minutes
+  w.seed = c.train_seed;
+  return run(w, c, context);
+}
+}  // namespace
+
 void run_repeat(ScenarioResult& row, const ScenarioInfo& info, const Workload& workload, const RunConfig& config,
                 const ScenarioContext& context, const RepeatFn& repeat) {
   const RepeatFn& run = repeat ? repeat : info.run;
   std::vector<RepeatSample> samples = std::move(row.repeats);
   try {
     throw_if_interrupted();  // a signal during warm-up or between rows ends this row
-    ScenarioResult r = run(workload, config, context);
+    ScenarioResult r = config.seed_per_repeat && context.repeat > 0
+                           ? run_with_seed(run, workload, config, context)
+                           : run(workload, config, context);
     r.scenario = info.name;
     record_attention_backend(r, workload, config);
     r.technique_settings = info.technique_settings;

@@ -426,7 +426,8 @@ TEST_CASE("regress JSON: verdict, interval, p and the suspects of each row") {
   CHECK_FALSE(w.at("not_recorded").empty());
   // A row with no test has a null interval and p, never a made-up one.
   const RegressSummary one = regress_vs_baseline({base[0]}, {{now, "now.json"}}, RegressOptions{});
-  for (const auto& r : regress_to_json(one).at("rows"))
+  const json one_json = regress_to_json(one);  // alive through the loop (ASan: a temporary's rows were read after it died)
+  for (const auto& r : one_json.at("rows"))
     if (r.at("metric") == "train_samples_per_s") {
       CHECK(r.at("verdict") == "insufficient");
       CHECK(r.at("cannot_tell_reason") == "no noise estimate");
@@ -548,7 +549,8 @@ BaselineTrials simulate_vs_baseline(int base_runs, int tonight_runs, double chan
     for (int k = 0; k < base_runs; ++k) base.push_back({simulated_run(rng, k, 0, between), "b" + std::to_string(k)});
     for (int k = 0; k < tonight_runs; ++k)
       tonight.push_back({simulated_run(rng, base_runs, std::log1p(change), between), "t" + std::to_string(k)});
-    const auto& v = row(regress_vs_baseline(base, tonight, RegressOptions{}), "baseline", Metric::train_samples_per_s);
+    const RegressSummary summary = regress_vs_baseline(base, tonight, RegressOptions{});  // row() points into it
+    const auto& v = row(summary, "baseline", Metric::train_samples_per_s);
     r.regressed += v.outcome == stats::Verdict::worse;
     r.improved += v.outcome == stats::Verdict::better;
     r.same += v.outcome == stats::Verdict::same;

@@ -685,7 +685,7 @@ TEST_CASE("keeps accuracy: each row against baseline example by example, same / 
   CHECK(ftb::speedup_table_markdown(report).find("+-3 points") != std::string::npos);
   report.config.erase("accuracy_min_effect");
   // Seeds per repeat: paired by seed, a t interval over the seeds' differences.
-  report.config["seed_per_repeat"] = true;
+  report.config["seed_per_repeat"] = "on";
   set_hits(report.results[0], {hits_600(510, 0, 0), hits_600(500, 0, 0), hits_600(520, 0, 0)});
   set_hits(report.results[1], {hits_600(510, 30, 0), hits_600(500, 28, 0), hits_600(520, 33, 0)});
   v = ftb::accuracy_vs_baseline(report, report.results[1], "baseline");

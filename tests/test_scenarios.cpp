@@ -186,6 +186,35 @@ TEST_CASE("baseline: the same seed gives the same training run") {
   for (std::size_t i = 0; i < a.steps.size(); ++i) CHECK(a.steps[i].loss == b.steps[i].loss);
 }
 
+// Issue 47: seed_per_repeat retrains repeat i with the training seed + i on
+// the same split: repeat 1 of seed 123 is the run of train_seed 124, repeat
+// 0 the run without the switch; the data split stays seed's.
+TEST_CASE("seed_per_repeat: repeat i is the training run of train_seed = seed + i, on the same test split") {
+  auto config = tiny_config();
+  config.max_steps = 3;
+  config.eval_max_batches = 0;  // the whole test split: hits kept
+  const auto workload = ftb::build_workload(config);
+  const auto* info = ftb::find_scenario("baseline");
+  auto seeded = config;
+  seeded.seed_per_repeat = true;
+  seeded.repeats = 2;
+  const auto both = ftb::run_scenario(*info, workload, seeded, {});
+  REQUIRE(both.repeats.size() == 2);
+  const auto first = ftb::run_scenario(*info, workload, config, {});  // seed 123, once
+  auto second_config = config;
+  second_config.train_seed = config.seed + 1;
+  const auto second_workload = ftb::build_workload(second_config);
+  CHECK(second_workload.test.content_hash(0) == workload.test.content_hash(0));  // the same split
+  const auto second = ftb::run_scenario(*info, second_workload, second_config, {});
+  REQUIRE(both.steps.size() == second.steps.size());  // the last repeat's steps
+  for (std::size_t i = 0; i < both.steps.size(); ++i) CHECK(both.steps[i].loss == second.steps[i].loss);
+  CHECK(both.repeats[0].test_correct == first.repeats[0].test_correct);
+  CHECK(both.repeats[1].test_correct == second.repeats[0].test_correct);
+  CHECK(first.steps.front().loss != second.steps.front().loss);  // another seed, another run
+  CHECK(ftb::training_seed(second_config) == 124);
+  CHECK(ftb::training_seed(config) == 123);
+}
+
 TEST_CASE("sweep: rows in the order asked, one callback per row, skipped rows kept, threads recorded") {
   auto config = tiny_config();
   config.scenarios = {"amp", "baseline"};  // amp is skipped on the CPU

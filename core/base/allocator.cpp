@@ -53,6 +53,20 @@ nlohmann::json apply_malloc_mode(MallocMode mode) {
   const std::string before = env ? env : "";
   nlohmann::json out = {{"malloc", to_string(mode)}};
 #if defined(__GLIBC__)
+#if defined(FTB_SANITIZER_MALLOC)
+  if (mode == MallocMode::tuned) {
+    // This process allocates through the sanitizer: nothing to tune here,
+    // and the report says so; children (the peer, ranks) get the rule.
+    const std::string exported = tuned_glibc_tunables(before);
+    setenv("GLIBC_TUNABLES", exported.c_str(), 1);
+    out["mmap_threshold"] = nullptr;
+    out["trim_threshold"] = nullptr;
+    out["glibc_tunables"] = exported;
+    out["how"] = "not applied in this process: built with AddressSanitizer, whose allocator replaces glibc malloc "
+                 "(mallopt has no effect); the thresholds exported in GLIBC_TUNABLES for child processes";
+    return out;
+  }
+#endif
   if (mode == MallocMode::tuned) {
     // An explicit threshold also turns glibc's moving threshold off.
     if (mallopt(M_MMAP_THRESHOLD, static_cast<int>(kTunedMmapThreshold)) != 1 ||

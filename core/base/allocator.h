@@ -18,6 +18,16 @@
 
 #include <string>
 
+// A build under AddressSanitizer (tools/asan.sh): its allocator replaces
+// glibc's, and mallopt has no effect there (it returns 0).
+#if defined(__SANITIZE_ADDRESS__)
+#define FTB_SANITIZER_MALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FTB_SANITIZER_MALLOC 1
+#endif
+#endif
+
 namespace ftb {
 
 enum class MallocMode { tuned, system };

@@ -114,7 +114,10 @@ const std::vector<Field>& fields() {
       FTB_NUM(eval_batch_size, int, "evaluation batch size; 0 = batch_size"),
       FTB_NUM(lr, double, "Adam learning rate"),
       FTB_SETTING(adam, "Adam kernels: auto (foreach on CUDA, loop on CPU) | loop | foreach | fused"),
-      FTB_NUM(seed, uint64_t, "seed of every generator"),
+      FTB_NUM(seed, uint64_t, "seed of the data split and, unless train_seed, of training"),
+      FTB_NUM(train_seed, uint64_t, "seed of the initial weights, dropout and shuffling; 0 = seed"),
+      FTB_SWITCH(seed_per_repeat, "off | on: repeat i retrains with the training seed + i (accuracy over training luck)"),
+      FTB_NUM(accuracy_min_effect, double, "points: the keeps-accuracy verdict's minimum effect (paired, against baseline)"),
       FTB_NUM(max_steps, int, "training steps per epoch; 0 = whole epoch"),
       FTB_NUM(eval_max_batches, int, "validation/test batches; 0 = all"),
       FTB_NUM(warmup_steps, int, "steps excluded from step-time statistics"),
@@ -227,6 +230,8 @@ std::string to_string(const PeakSetting& peak) {
   return peak.source == PeakSource::given ? shortest_double(peak.tflops) : to_string(peak.source);
 }
 
+uint64_t training_seed(const RunConfig& c) { return c.train_seed != 0 ? c.train_seed : c.seed; }
+
 std::vector<std::string> preset_names() { return {"quick", "smoke", "paper", "synthetic-full", "mfu", "pretrained-small"}; }
 
 RunConfig preset_config(const std::string& name, bool reviews) {
@@ -296,6 +301,8 @@ void validate(const RunConfig& c) {
   require(c.lr > 0, "lr", "must be > 0");
   require(c.max_steps >= 0, "max_steps", "must be >= 0");
   require(c.eval_max_batches >= 0, "eval_max_batches", "must be >= 0");
+  require(std::isfinite(c.accuracy_min_effect) && c.accuracy_min_effect >= 0 && c.accuracy_min_effect < 100,
+          "accuracy_min_effect", "must be in [0, 100) points");
   require(c.warmup_steps >= 0, "warmup_steps", "must be >= 0");
   require(c.profile >= 0, "profile", "must be >= 0 (0 = off)");
   require(c.max_length >= 2, "max_length", "must be >= 2 ([CLS] and [SEP])");

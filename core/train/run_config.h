@@ -77,6 +77,14 @@ struct RunConfig {
   double lr = 5e-5;
   std::optional<AdamKernel> adam;  // auto = nullopt (PyTorch's pick: foreach on CUDA, loop on CPU) | loop | foreach | fused
   uint64_t seed = 123;
+  // The training run's own randomness (initial weights, dropout, shuffling);
+  // the data split stays seed's. 0 = seed. training_seed() resolves it.
+  uint64_t train_seed = 0;
+  // on: repeat i retrains with training_seed() + i (issue 47: the spread of
+  // accuracy over training luck; the keeps-accuracy verdict pairs by seed).
+  bool seed_per_repeat = false;
+  // The keeps-accuracy verdict's minimum effect, percentage points.
+  double accuracy_min_effect = 1.0;
   int max_steps = 0;         // per-epoch cap on training steps; 0 = the whole epoch
   int eval_max_batches = 0;  // cap on validation/test batches; 0 = all
   int warmup_steps = 2;      // steps excluded from the step-time statistics
@@ -132,7 +140,9 @@ struct RunConfig {
 // `reviews`: the run reads real reviews (--data or data=), where smoke trains
 // 1 epoch at 256 tokens, batch 64, instead of 3 at 128, batch 32 (see
 // preset_config).
-RunConfig preset_config(const std::string& name, bool reviews = false);  // InputError naming --preset
+RunConfig preset_config(const std::string& name, bool reviews = false);
+// The seed of the training run's randomness: train_seed, else seed.
+uint64_t training_seed(const RunConfig& c);  // InputError naming --preset
 std::vector<std::string> preset_names();
 
 // Applies "key=value" (InputError naming the key when unknown or malformed:

@@ -65,7 +65,7 @@ std::shared_ptr<WordPieceTokenizer> load_tokenizer(const RunConfig& c, const Spl
 Workload build_workload(const RunConfig& c) {
   const auto t0 = std::chrono::steady_clock::now();
   Workload w;
-  w.seed = c.seed;
+  w.seed = training_seed(c);  // the initial weights; the split above is seed's
   w.model_dir = c.model_dir;
   w.random_init = c.init == ModelInit::random;
   if (c.model_dir.empty() && c.preset == "paper")
@@ -172,7 +172,7 @@ LoaderOptions Workload::train_loader_options(const RunConfig& c) const {
   o.padding = c.padding;
   o.max_length = c.max_length;
   o.pad_id = tokenizer->pad_id();
-  o.seed = c.seed;
+  o.seed = training_seed(c);
   o.prefetch = resolve_prefetch(c);
   o.pin_memory = resolve_device(c.device).is_cuda();  // the loader thread pins; the step's copy is asynchronous
   o.bucketing = c.bucketing;

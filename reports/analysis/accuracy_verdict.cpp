@@ -113,7 +113,7 @@ double accuracy_min_effect_points(const nlohmann::json& config) {
 bool seeds_per_repeat(const nlohmann::json& config) {
   if (!config.is_object()) return false;
   const auto s = config.find("seed_per_repeat");
-  return s != config.end() && ((s->is_boolean() && s->get<bool>()) || (s->is_number() && s->get<double>() != 0));
+  return s != config.end() && ((s->is_string() && *s == "on") || (s->is_boolean() && s->get<bool>()));
 }
 
 std::optional<AccuracyVerdict> judge_rows_accuracy(const ScenarioResult& reference, const ScenarioResult& candidate,

@@ -59,6 +59,8 @@ const std::vector<ConfigKeyRule>& config_key_rules() {
       {"workload.prep_time_s", KeyPolicy::ignored, nullptr},
       {"workload.model_dir", KeyPolicy::ignored, nullptr},
       {"profile", KeyPolicy::ignored, nullptr},
+      {"accuracy_min_effect", KeyPolicy::ignored, nullptr},  // the judge's, not the measurement's
+      {"workload.test_hash", KeyPolicy::ignored, nullptr},   // the data's, as data_hash is
       {"device", KeyPolicy::by_kind, nullptr},
       {"workload.data_source", KeyPolicy::by_content, "workload.data_hash"},
   };

@@ -27,7 +27,8 @@ namespace ftb {
 using nlohmann::json;
 
 const nlohmann::json* config_value_before_key(const std::string& key) {
-  static const std::map<std::string, nlohmann::json> before = {{"accumulate", 1}};
+  static const std::map<std::string, nlohmann::json> before = {
+      {"accumulate", 1}, {"train_seed", 0}, {"seed_per_repeat", "off"}};
   const auto it = before.find(key);
   return it == before.end() ? nullptr : &it->second;
 }
