@@ -38,6 +38,10 @@ refuses fuzz.sh abc
 refuses fuzz.sh 0
 refuses fuzz.sh 5 no_such_target
 refuses tsan.sh --full
+refuses accuracy_example.sh
+refuses accuracy_example.sh --out
+refuses accuracy_example.sh "$tmp/cwd/o" "$tmp/no-such-ftbench"
+refuses accuracy_example.sh a b c
 refuses first_table.sh
 refuses two_nodes.sh only-one
 refuses gpu_pack.sh --bogus

@@ -1,4 +1,5 @@
 #include "reports/analysis/history.h"
+#include "reports/analysis/history_schema.h"
 
 #include <sqlite3.h>
 
@@ -134,47 +135,11 @@ void use_wal(sqlite3* db, const std::string& path) {
   }
 }
 
-constexpr const char* kSchemaV1 = R"sql(
-CREATE TABLE runs (
-  id INTEGER PRIMARY KEY,
-  report_hash TEXT NOT NULL UNIQUE,
-  machine TEXT NOT NULL,
-  preset TEXT NOT NULL,
-  config_hash TEXT NOT NULL,
-  git_commit TEXT NOT NULL,
-  time TEXT NOT NULL,
-  source TEXT NOT NULL,
-  added_at TEXT NOT NULL,
-  report_json TEXT NOT NULL
-);
-CREATE INDEX runs_series ON runs (machine, preset, config_hash, time);
-CREATE TABLE repeats (
-  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-  scenario TEXT NOT NULL,
-  repeat INTEGER NOT NULL,
-  train_samples_per_s REAL NOT NULL,
-  steady_samples_per_s REAL NOT NULL,
-  wall_time_s REAL NOT NULL,
-  step_ms_median REAL NOT NULL,
-  test_acc REAL NOT NULL,
-  peak_bytes INTEGER NOT NULL,
-  PRIMARY KEY (run_id, scenario, repeat)
-);
-CREATE INDEX repeats_scenario ON repeats (scenario);
-CREATE VIEW history AS
-  SELECT r.machine, r.preset, r.config_hash, r.git_commit, r.time, s.*
-  FROM repeats s JOIN runs r ON r.id = s.run_id;
-)sql";
 
 constexpr const char* kRunColumns =
     "id, report_hash, machine, preset, config_hash, git_commit, time, source, environment, data_hash";
 constexpr int kRunColumnCount = 10;
 
-// Version 2: each run's environment and data hash beside its report.
-constexpr const char* kSchemaV2 = R"sql(
-ALTER TABLE runs ADD COLUMN environment TEXT NOT NULL DEFAULT '{}';
-ALTER TABLE runs ADD COLUMN data_hash TEXT;
-)sql";
 
 // The columns version 2 adds, from a report's JSON.
 std::pair<std::string, json> environment_columns(const json& report_json) {
@@ -186,12 +151,6 @@ constexpr const char* kRepeatColumns =
     "train_samples_per_s, steady_samples_per_s, wall_time_s, step_ms_median, test_acc, peak_bytes, "
     "test_examples, test_correct";
 
-// Version 4: each repeat's per-example test hits (the report's
-// samples[].test_correct: examples and base64 bits), NULL where not kept.
-constexpr const char* kSchemaV4 = R"sql(
-ALTER TABLE repeats ADD COLUMN test_examples INTEGER;
-ALTER TABLE repeats ADD COLUMN test_correct TEXT;
-)sql";
 
 HistoryRun run_from(const Statement& s) {
   HistoryRun r;
@@ -296,29 +255,6 @@ std::vector<std::pair<int64_t, std::string>> stored_reports(sqlite3* db, const s
   return runs;
 }
 
-// Version 4's columns for run `id` from its stored report: every repeat that
-// kept hits (a stored report that does not parse keeps NULL).
-void fill_test_correct(sqlite3* db, const std::string& path, int64_t id, const std::string& text) {
-  const json report = json::parse(text, nullptr, false);
-  if (!report.is_object() || !report.contains("results") || !report["results"].is_array()) return;
-  for (const auto& r : report["results"]) {
-    if (!r.is_object() || !r.contains("samples") || !r["samples"].is_array() || !r.contains("scenario")) continue;
-    const auto& samples = r["samples"];
-    for (std::size_t k = 0; k < samples.size(); ++k) {
-      const auto bits = samples[k].is_object() ? samples[k].find("test_correct") : samples[k].end();
-      if (bits == samples[k].end() || !bits->is_object()) continue;
-      const auto n = bits->find("examples"), b = bits->find("base64");
-      if (n == bits->end() || b == bits->end() || !n->is_number_integer() || !b->is_string()) continue;
-      Statement up(db, path, "UPDATE repeats SET test_examples = ?1, test_correct = ?2 "
-                             "WHERE run_id = ?3 AND scenario = ?4 AND repeat = ?5");
-      up.bind(1, n->get<int64_t>()).bind(2, b->get<std::string>()).bind(3, id);
-      up.bind(4, r["scenario"].is_string() ? r["scenario"].get<std::string>() : std::string());
-      up.bind(5, static_cast<int64_t>(k));
-      up.step();
-    }
-  }
-}
-
 }  // namespace
 
 HistoryStore::~HistoryStore() { sqlite3_close(db_); }
@@ -331,12 +267,12 @@ void HistoryStore::migrate() {
     input_error(path_, "history schema version " + std::to_string(version) + " is newer than this ftbench knows (" +
                            std::to_string(kHistorySchemaVersion) + ")");
   if (version == 0) {
-    exec(db_, path_, kSchemaV1);
+    exec(db_, path_, history_sql::kSchemaV1);
     exec(db_, path_, "INSERT INTO schema_version (version) VALUES (1)");
   }
   if (version < 2) {
     // Every run's environment and data hash, from the report it keeps.
-    exec(db_, path_, kSchemaV2);
+    exec(db_, path_, history_sql::kSchemaV2);
     const auto runs = stored_reports(db_, path_);
     for (const auto& [id, text] : runs) {
       const auto [environment, data_hash] = environment_columns(json::parse(text, nullptr, false));
@@ -363,8 +299,8 @@ void HistoryStore::migrate() {
   if (version < 4) {
     // Each repeat's per-example hits, from the report it keeps (reports
     // from before they were kept have none: NULL).
-    exec(db_, path_, kSchemaV4);
-    for (const auto& [id, text] : stored_reports(db_, path_)) fill_test_correct(db_, path_, id, text);
+    exec(db_, path_, history_sql::kSchemaV4);
+    exec(db_, path_, history_sql::kFillV4);
     exec(db_, path_, "UPDATE schema_version SET version = 4");
   }
   // Later versions: `if (version < 5) { ALTER TABLE ...; UPDATE schema_version SET version = 5; }`
