@@ -453,3 +453,26 @@ TEST_CASE("compare: with profiles on both sides, the slowed operator is named fi
   // A profiled run and one that was not are comparable: the pass is untimed.
   CHECK(ftb::check_configs({{"preset", "quick"}, {"profile", 5}}, {{"preset", "quick"}, {"profile", 0}}).comparable());
 }
+
+TEST_CASE("compare: test accuracy paired on the same test split's examples, none where the splits differ") {
+  auto a_row = row("baseline", 100, 3), b_row = row("baseline", 100, 3);
+  std::vector<bool> a_hits(600, false), b_hits(600, false);
+  for (int i = 0; i < 510; ++i) a_hits[static_cast<std::size_t>(i)] = b_hits[static_cast<std::size_t>(i)] = true;
+  for (int i = 0; i < 40; ++i) b_hits[static_cast<std::size_t>(i)] = false;  // B loses 40 examples A got right
+  for (auto& s : a_row.repeats) s.test_correct = a_hits;
+  for (auto& s : b_row.repeats) s.test_correct = b_hits;
+  auto a = report({a_row}), b = report({b_row});
+  // Without the split's hash the examples are not known to be the same ones.
+  CHECK_FALSE(ftb::compare_reports({{a}, {"a.json"}}, {{b}, {"b.json"}}).scenarios[0].accuracy.has_value());
+  a.config["workload"] = {{"test_hash", "00ff"}};
+  b.config["workload"] = {{"test_hash", "00ff"}};
+  auto p = ftb::compare_reports({{a}, {"a.json"}}, {{b}, {"b.json"}});
+  REQUIRE(p.scenarios[0].accuracy.has_value());
+  CHECK(p.scenarios[0].accuracy->difference == doctest::Approx(-40.0 / 6));
+  CHECK(p.scenarios[0].accuracy->keeps == stats::KeepsAccuracy::no);
+  const std::string md = ftb::compare_markdown({p}, {}, false);
+  CHECK(line_with(md, "- baseline: keeps accuracy no (-6.7 [").find("McNemar's test rejected") != std::string::npos);
+  CHECK(ftb::compare_to_json({p}, {}, false).at("comparisons")[0].at("scenarios")[0].at("accuracy").at("verdict") == "lower");
+  b.config["workload"]["test_hash"] = "0100";  // another split
+  CHECK_FALSE(ftb::compare_reports({{a}, {"a.json"}}, {{b}, {"b.json"}}).scenarios[0].accuracy.has_value());
+}

@@ -178,6 +178,26 @@ bool read_statuses(ScenarioComparison& s, const std::vector<const ScenarioResult
 
 // One scenario of both sides: statuses, the settings that differ, each
 // metric's runs against runs, and the operator profiles' difference.
+// The test split's hash of a report (config.workload.test_hash), "" where none.
+std::string test_split_hash(const Report& r) {
+  const auto w = r.config.is_object() ? r.config.find("workload") : r.config.end();
+  if (w == r.config.end() || !w->is_object()) return "";
+  const auto h = w->find("test_hash");
+  return h != w->end() && h->is_string() ? h->get<std::string>() : "";
+}
+
+}  // namespace
+
+std::optional<AccuracyVerdict> paired_accuracy_of(const Report& ra, const ScenarioResult& a, const Report& rb,
+                                                  const ScenarioResult& b) {
+  const std::string ha = test_split_hash(ra);
+  if (ha.empty() || ha != test_split_hash(rb)) return std::nullopt;  // not known to be the same examples
+  return judge_rows_accuracy(a, b, seeds_per_repeat(ra.config) && seeds_per_repeat(rb.config),
+                             accuracy_min_effect_points(ra.config));
+}
+
+namespace {
+
 ScenarioComparison compare_scenario(const std::string& name, const Side& reference, const Side& other,
                                     const CompareRule& rule, const NoiseFile* noise) {
   ScenarioComparison s;
@@ -205,6 +225,7 @@ ScenarioComparison compare_scenario(const std::string& name, const Side& referen
   for (const auto* r : rb)
     if (has_profile(r->profile)) pb = &*r->profile;
   if (pa && pb) s.profile = profile_diff(*pa, *pb);
+  s.accuracy = paired_accuracy_of(reference.runs.front(), *a, other.runs.front(), *b);
   return s;
 }
 

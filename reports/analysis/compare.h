@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/analysis/accuracy_verdict.h"
 #include "reports/analysis/two_level.h"
 #include "reports/analysis/resolution.h"
 #include "reports/analysis/metrics.h"
@@ -78,6 +79,10 @@ struct ScenarioComparison {
   // several runs a side, each side's last run that has one): what accounts
   // for the change in the profiled step (reports/analysis/profile.h).
   std::optional<ProfileDiff> profile;
+  // B's test accuracy against A's, example by example (accuracy_verdict.h):
+  // each side's first run, where both kept per-example hits on a test split
+  // of the same hash; by seed where both ran seed_per_repeat.
+  std::optional<AccuracyVerdict> accuracy;
   bool both_ok() const { return !metrics.empty(); }
 };
 
@@ -112,6 +117,10 @@ struct Side {
   std::vector<std::string> names;
   std::string label() const;  // the names joined
 };
+// Row b of report rb against row a of report ra, paired on the test split;
+// nullopt where the splits' hashes differ or are unknown, or hits are missing.
+std::optional<AccuracyVerdict> paired_accuracy_of(const Report& ra, const ScenarioResult& a, const Report& rb,
+                                                  const ScenarioResult& b);
 PairComparison compare_reports(const Side& reference, const Side& other, const CompareRule& rule = {},
                                const NoiseFile* noise = nullptr);
 

@@ -196,6 +196,19 @@ std::string geomeans_markdown(const PairComparison& p) {
   return out;
 }
 
+// Test accuracy, B against A on the same test examples, where both kept them.
+std::string accuracy_markdown(const PairComparison& p) {
+  std::string rows;
+  for (const auto& s : p.scenarios)
+    if (s.accuracy)
+      rows += "- " + s.scenario + ": keeps accuracy " + keeps_accuracy_cell(*s.accuracy) + ": " +
+              explain(*s.accuracy) + "\n";
+  if (rows.empty()) return "";
+  return "\nTest accuracy, B - A in points, paired on the test split's examples (one seed a side: exact McNemar "
+         "and Newcombe's interval on the first runs' first repeats; seed_per_repeat on both: a t interval over "
+         "the seeds):\n\n" + rows;
+}
+
 // Operator profiles where both sides carry one of a row.
 std::string profiles_markdown(const PairComparison& p) {
   std::string out;
@@ -266,6 +279,7 @@ json scenarios_json(const PairComparison& p) {
                          {"notes", s.notes},
                          {"metrics", std::move(metrics)}});
     if (s.profile) scenarios.back()["profile_diff"] = profile_diff_json(*s.profile);
+    if (s.accuracy) scenarios.back()["accuracy"] = to_json(*s.accuracy, "A");
   }
   return scenarios;
 }
@@ -298,7 +312,7 @@ std::string compare_markdown(const std::vector<PairComparison>& pairs, const Com
     out += configs_markdown(p.config, forced);
     out += rows_markdown(p) + geomeans_markdown(p);
     out += wide_rows_markdown(p, rule);
-    out += profiles_markdown(p) + environment_markdown(p.environment);
+    out += accuracy_markdown(p) + profiles_markdown(p) + environment_markdown(p.environment);
   }
   return out;
 }
