@@ -696,6 +696,10 @@ TEST_CASE("keeps accuracy: each row against baseline example by example, same / 
   CHECK(v->seed_sd_points > 0);
   CHECK(v->keeps == ftb::stats::KeepsAccuracy::no);
   CHECK(ftb::speedup_table_markdown(report).find("seeds)") != std::string::npos);
+  // The row's own spread over its seeds, in report.json.
+  const auto spread = ftb::report_to_json(report).at("results")[0].at("test_accuracy_over_seeds");
+  CHECK(spread.at("seeds") == report.results[0].repeats.size());
+  CHECK(spread.at("sd_points").get<double>() >= 0);
   // Hits of two different split sizes are not compared.
   report.results[1].repeats[0].test_correct.resize(599);
   CHECK_FALSE(ftb::accuracy_vs_baseline(report, report.results[1], "baseline").has_value());

@@ -1,5 +1,8 @@
 #include "reports/analysis/report_json.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/base/files.h"
 #include "core/base/json_text.h"
 #include "reports/analysis/accuracy_verdict.h"
@@ -10,6 +13,24 @@
 namespace ftb {
 
 using nlohmann::json;
+
+namespace {
+// seed_per_repeat: the row's test accuracy over its seeds (points), the
+// training run's luck that one run's Wilson interval does not hold.
+json seed_spread_json(const Report& report, const ScenarioResult& r) {
+  if (!seeds_per_repeat(report.config) || r.repeats.size() < 2) return nullptr;
+  double mean = 0, ss = 0, lo = 100, hi = 0;
+  const double k = static_cast<double>(r.repeats.size());
+  for (const auto& s : r.repeats) mean += 100 * s.test_acc / k;
+  for (const auto& s : r.repeats) {
+    ss += std::pow(100 * s.test_acc - mean, 2);
+    lo = std::min(lo, 100 * s.test_acc);
+    hi = std::max(hi, 100 * s.test_acc);
+  }
+  return {{"seeds", r.repeats.size()}, {"mean_points", mean}, {"sd_points", std::sqrt(ss / (k - 1))},
+          {"min_points", lo}, {"max_points", hi}};
+}
+}  // namespace
 
 json report_to_json(const Report& report, const std::string& baseline) {
   json results = json::array();
@@ -24,6 +45,7 @@ json report_to_json(const Report& report, const std::string& baseline) {
       if (auto a = test_accuracy_interval(report, r))
         j["test_accuracy"] = {{"correct", a->correct}, {"n", a->n}, {"percent", a->accuracy}, {"low", a->low},
                               {"high", a->high}, {"level", a->level}, {"method", "wilson"}};
+      if (auto spread = seed_spread_json(report, r); !spread.is_null()) j["test_accuracy_over_seeds"] = spread;
       j["parity"] = parity_json(report, r, baseline);
       if (auto s = speedups_vs(report, r, baseline))
         j["speedup"] = {{"baseline", baseline},
