@@ -10,7 +10,7 @@
 //                these two trained models differ on reviews like the test
 //                split's?"; the training run's luck is not in it.
 //   seeds        two or more repeats a side, each retrained with its own
-//                seed (seed_per_repeat=1), paired by repeat: a t interval over
+//                seed (seed_per_repeat=on), paired by repeat: a t interval over
 //                the seeds' paired differences (df seeds - 1). It answers "does
 //                the technique move accuracy on this test split, over
 //                training luck?"; the test sample's own noise is not in it.

@@ -186,7 +186,7 @@ std::string keeps_accuracy_legend(const Report& report, const std::string& basel
               ? "each repeat retrained with its own seed; the row's and " + baseline +
                     "'s paired by seed, a t interval over the seeds' differences (training luck on this test split). "
               : "the first repeats' models compared example by example on the test split (exact McNemar, Newcombe's "
-                "interval: the test sample's luck, not the training run's; seed_per_repeat=1 asks for seeds). ") +
+                "interval: the test sample's luck, not the training run's; seed_per_repeat=on asks for seeds). ") +
          "yes: same (the 95 % interval inside +-" + m + " points: accuracy_min_effect) or higher; no: lower by " + m +
          " points or more with the test rejecting at 0.05; cannot tell otherwise. (difference [interval]) in points.";
 }
