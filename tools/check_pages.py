@@ -4,7 +4,10 @@
     tools/check_pages.py [ROOT]
 
 - No page (README.md, docs/*.md) speaks of the project's own issues
-  ("issue 36"): a reader has no such history.
+  ("issue 36") or of its past ("used to", "no longer", "once did", "moved
+  from", "since then", "now defaults"): a reader has no such history; what
+  changed belongs in the commit log. Included blocks (committed files) are
+  not read.
 - docs/nightly.md starts with what to run: a fenced sh block opens within its
   first 40 lines.
 - No list item of docs/nightly.md runs over 150 words (a list item is a line
@@ -20,6 +23,9 @@ import sys
 
 ISSUE = re.compile(r"\bissues? \d+", re.I)
 ITEM = re.compile(r"^(\s*)(- |\d+\. )")
+PAST = re.compile(r"\b(used to (?:hide|be|say|call|print|read)|no longer|once did|moved from|since then|now defaults)\b",
+                  re.I)
+INCLUDE_OPEN = re.compile(r"<!-- include: \S+ -->")
 
 
 def list_items(lines):
@@ -50,9 +56,18 @@ def main(argv):
     root = pathlib.Path(argv[1] if len(argv) > 1 else pathlib.Path(__file__).resolve().parent.parent)
     problems = []
     for page in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        included = False
         for n, line in enumerate(page.read_text().splitlines(), 1):
+            if INCLUDE_OPEN.search(line):
+                included = True
+            if "<!-- /include -->" in line:
+                included = False
+            if included:
+                continue
             if ISSUE.search(line):
                 problems.append(f"{page.relative_to(root)}:{n}: speaks of an issue ({ISSUE.search(line).group(0)})")
+            if PAST.search(line):
+                problems.append(f"{page.relative_to(root)}:{n}: speaks of the project's past ({PAST.search(line).group(0)})")
     nightly = root / "docs" / "nightly.md"
     lines = nightly.read_text().splitlines()
     if not any(l.strip() in ("```sh", "```bash") for l in lines[:40]):
