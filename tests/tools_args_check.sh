@@ -42,6 +42,9 @@ refuses accuracy_example.sh
 refuses accuracy_example.sh --out
 refuses accuracy_example.sh "$tmp/cwd/o" "$tmp/no-such-ftbench"
 refuses accuracy_example.sh a b c
+refuses accuracy_summary.py
+refuses peer_ratio_table.py
+refuses peer_ratio_table.py "$tmp/cwd/none"
 refuses first_table.sh
 refuses two_nodes.sh only-one
 refuses gpu_pack.sh --bogus
