@@ -103,7 +103,7 @@ int run(const CompareArgs& args) {
   const std::string markdown = compare_markdown(pairs, rule, forced);
   std::cout << markdown;
   if (!args.out.empty()) {
-    write_file_atomic(args.out + "/compare.vl.json", json_file_text(compare_chart_spec(pairs)));
+    write_file_atomic(args.out + "/compare.vl.json", json_file_text(compare_chart_spec(pairs, rule)));
     write_file_atomic(args.out + "/compare.json", json_file_text(compare_to_json(pairs, rule, forced)));
     write_file_atomic(args.out + "/compare.md", markdown);
     std::cerr << "wrote " << args.out << "/compare.md, compare.json, compare.vl.json\n";

@@ -401,8 +401,20 @@ TEST_CASE("compare: the JSON and the chart carry every comparison") {
   const json spec = ftb::compare_chart_spec(pairs);
   CHECK(spec.at("data").at("values").size() == 8);  // 2 comparisons x 2 scenarios x 2 metrics
   const json& layers = spec.at("spec").at("layer");
-  CHECK(layers.at(0).at("mark").at("type") == "rule");
-  CHECK(layers.at(1).at("mark").at("type") == "errorbar");
+  CHECK(layers.at(0).at("mark").at("type") == "rect");  // the +-min_effect band
+  CHECK(layers.at(0).at("encoding").at("y").at("datum") == doctest::Approx(0.98));
+  CHECK(layers.at(1).at("mark").at("type") == "rule");
+  CHECK(layers.at(2).at("mark").at("type") == "errorbar");
+  // The axis fits the data (not a fixed 0.1-10): every interval and the band inside, little more.
+  const json& domain = layers.at(3).at("encoding").at("y").at("scale").at("domain");
+  double lo = 0.98, hi = 1.02;
+  for (const auto& v : spec.at("data").at("values")) {
+    lo = std::min(lo, v.at("low").get<double>());
+    hi = std::max(hi, v.at("high").get<double>());
+  }
+  CHECK(domain[0].get<double>() == doctest::Approx(lo / 1.03));
+  CHECK(domain[1].get<double>() == doctest::Approx(hi * 1.03));
+  CHECK(layers.at(3).at("encoding").at("color").at("field") == "verdict");
   const std::string md = ftb::compare_markdown(pairs, ftb::CompareRule{}, false);
   CHECK(md.find("## B = `B1, B2, B3, B4` vs A") != std::string::npos);
   CHECK(md.find("The run is the unit.") != std::string::npos);  // the rule is stated

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Render the Vega-Lite specs of report folders (DIR/charts/*.vl.json) to SVG
-and PNG beside them, all folders in this one process (vl-convert's engine
+"""Render the Vega-Lite specs of report folders (DIR/charts/*.vl.json, and
+DIR/*.vl.json: `ftbench compare --out DIR`'s compare.vl.json) to SVG and PNG
+beside them, all folders in this one process (vl-convert's engine
 starts once, ~1-3 s).
 
   .venv/bin/pip install -r tools/requirements-render.txt   (tools/setup.sh does)
@@ -58,7 +59,8 @@ def main(dirs: list) -> int:
         return 3
     status = 0
     for d in dirs:
-        for spec_path in sorted(pathlib.Path(d, "charts").glob("*.vl.json")):
+        specs = sorted(pathlib.Path(d, "charts").glob("*.vl.json")) + sorted(pathlib.Path(d).glob("*.vl.json"))
+        for spec_path in specs:
             name = spec_path.name[: -len(".vl.json")]
             try:
                 spec = spec_path.read_text()
