@@ -73,3 +73,31 @@ TEST_CASE("keeps accuracy over seeds: a 3-point drop is called lower more often 
   CHECK(1.0 * many.covered / many.trials >= 0.95 - 3 * std::sqrt(0.95 * 0.05 / many.trials));
   CHECK(many.same == 0);  // a 3-point drop is never ruled inside +-1 point
 }
+
+TEST_CASE("keeps accuracy over seeds: a cannot tell names the seeds that would settle it (modelled)") {
+  // Three seeds whose paired differences are -1, 0 and +1 points on 600
+  // examples (6, 0 and 6 examples moved): mean 0, sd 1 point.
+  auto hits = [](int right) {
+    std::vector<bool> h(600, false);
+    for (int i = 0; i < right; ++i) h[static_cast<std::size_t>(i)] = true;
+    return h;
+  };
+  ftb::ScenarioResult a, b;
+  for (const int moved : {-6, 0, 6}) {
+    ftb::RepeatSample x, y;
+    x.test_correct = hits(490);
+    y.test_correct = hits(490 + moved);
+    a.repeats.push_back(x);
+    b.repeats.push_back(y);
+  }
+  const auto v = ftb::judge_rows_accuracy(a, b, true, 1.0);
+  REQUIRE(v.has_value());
+  CHECK(v->decision.verdict == ftb::stats::Verdict::cannot_tell);
+  CHECK(v->seed_sd_points == doctest::Approx(1.0));
+  // t(0.975, k - 1) / sqrt(k) <= ~1 point from k = 7 on.
+  CHECK(v->seeds_to_settle >= 6);
+  CHECK(v->seeds_to_settle <= 8);
+  CHECK(ftb::explain(*v).find(std::to_string(v->seeds_to_settle) + " seeds in all would settle it") !=
+        std::string::npos);
+  CHECK(ftb::to_json(*v, "baseline").at("seeds_to_settle").at("modelled") == true);
+}

@@ -1,6 +1,7 @@
 #include "reports/analysis/accuracy_verdict.h"
 
 #include "core/base/text_format.h"
+#include "reports/analysis/resolution.h"
 #include "reports/analysis/two_level.h"
 
 #include <cmath>
@@ -69,6 +70,14 @@ void judge_by_seeds(AccuracyVerdict& v,
   v.high = t.high;
   v.p_value = se > 0 ? 2 * (1 - stats::t_cdf(std::abs(mean) / se, k - 1)) : (mean == 0 ? 1.0 : 0.0);
   v.decision = decide_points(base, mean, v.low, v.high, v.p_value <= kAlpha, v.min_effect_points);
+  if (v.decision.verdict == stats::Verdict::cannot_tell && v.seed_sd_points > 0 && base > 0) {
+    // In points the interval's half-width is t sd / sqrt(k); the target, in
+    // the rule's log scale, taken back to points at the mean.
+    const double target = base * std::expm1(stats::settling_half_width(std::log1p(mean / base),
+                                                                       v.min_effect_points / base));
+    for (int more = static_cast<int>(k) + 1; more <= 50 && v.seeds_to_settle == 0; ++more)
+      if (stats::t_quantile(0.975, more - 1) * v.seed_sd_points / std::sqrt(more) <= target) v.seeds_to_settle = more;
+  }
 }
 
 }  // namespace
@@ -79,7 +88,12 @@ std::string explain(const AccuracyVerdict& v) {
   switch (v.decision.reason.ruling) {
     case stats::Ruling::called: return test + " rejected no change at 0.05 and the difference lies beyond " + band;
     case stats::Ruling::settled: return "the 95 % interval lies inside " + band;
-    case stats::Ruling::interval_reaches: return "the 95 % interval still includes differences beyond " + band;
+    case stats::Ruling::interval_reaches:
+      return "the 95 % interval still includes differences beyond " + band +
+             (v.seeds_to_settle > 0 ? "; about " + std::to_string(v.seeds_to_settle) +
+                                          " seeds in all would settle it (modelled from the seeds' sd)"
+             : v.basis == AccuracyBasis::seeds ? "; no plan of up to 50 seeds settles it"
+                                               : "; seed_per_repeat=on asks for seeds");
     case stats::Ruling::beyond_not_called:
       return "the 95 % interval lies beyond " + band + ", but " + test + " did not reject no change at 0.05";
     case stats::Ruling::no_noise_estimate: break;
@@ -185,7 +199,10 @@ nlohmann::json to_json(const AccuracyVerdict& v, const std::string& reference) {
       {"first_repeats", {{"both_right", c.both}, {"only_reference_right", c.only_a},
                          {"only_candidate_right", c.only_b}, {"both_wrong", c.neither},
                          {"difference_points", num(v.first.difference)}, {"p_value", num(v.first.p_value)}}}};
-  if (v.basis == AccuracyBasis::seeds) j["seed_sd_points"] = num(v.seed_sd_points);
+  if (v.basis == AccuracyBasis::seeds) {
+    j["seed_sd_points"] = num(v.seed_sd_points);
+    if (v.seeds_to_settle > 0) j["seeds_to_settle"] = {{"seeds", v.seeds_to_settle}, {"modelled", true}};
+  }
   return j;
 }
 

@@ -39,6 +39,10 @@ struct AccuracyVerdict {
   double p_value = 1;               // McNemar's (test_sample) or the t test's (seeds)
   double seed_sd_points = 0;        // seeds: sd of the paired differences over seeds
   double min_effect_points = 1;
+  // seeds, cannot tell: the seeds in all at which the t interval, at this sd
+  // of the differences, would fall on one side of +-min_effect if the mean
+  // held (modelled; resolution.h's settling_half_width); 0: none within 50.
+  int seeds_to_settle = 0;
   stats::Decision decision;
   stats::KeepsAccuracy keeps = stats::KeepsAccuracy::cannot_tell;
 };
