@@ -152,16 +152,22 @@ std::vector<bool> per_example_hits(const std::vector<torch::Tensor>& batch_hits,
   const auto n = static_cast<int64_t>(split_size);
   auto marks = torch::zeros({2, n}, torch::kDouble);  // row 0: hits, row 1: seen
   auto m = marks.accessor<double, 2>();
+  std::size_t expected = 0;
   for (std::size_t b = 0; b < batch_hits.size(); ++b) {
-    const auto hits = batch_hits[b].to(torch::kCPU).to(torch::kLong).contiguous();
-    if (hits.dim() != 1 || hits.size(0) != static_cast<int64_t>(rows[b].size()))
+    if (batch_hits[b].dim() != 1 || batch_hits[b].size(0) != static_cast<int64_t>(rows[b].size()))
       throw std::logic_error("evaluate: a forward's hits are not one per example of its batch");
-    const auto* h = hits.data_ptr<int64_t>();
-    for (std::size_t j = 0; j < rows[b].size(); ++j) {
-      m[0][rows[b][j]] += static_cast<double>(h[j] != 0);
-      m[1][rows[b][j]] += 1;
-    }
+    expected += rows[b].size();
   }
+  // One copy from the device for the whole pass.
+  const auto all = batch_hits.empty() ? torch::zeros({0}, torch::kLong)
+                                      : torch::cat(batch_hits).to(torch::kCPU).to(torch::kLong).contiguous();
+  if (static_cast<std::size_t>(all.numel()) != expected) throw std::logic_error("evaluate: hits lost on the way");
+  const auto* h = all.data_ptr<int64_t>();
+  for (std::size_t b = 0, at = 0; b < batch_hits.size(); ++b)
+    for (const int64_t row : rows[b]) {
+      m[0][row] += static_cast<double>(h[at++] != 0);
+      m[1][row] += 1;
+    }
   if (sum_across_ranks) sum_across_ranks(marks);
   std::vector<bool> correct(split_size);
   for (int64_t i = 0; i < n; ++i) {
