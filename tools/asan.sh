@@ -63,5 +63,12 @@ canary asan heap-use-after-free 'int main(int argc, char**) { int* p = new int[4
 canary ubsan "signed integer overflow" '#include <climits>
 int main(int argc, char**) { volatile int y = INT_MAX; int z = y + argc; return z == 0; }'
 log "canaries: a use after free and a signed overflow each fail as they should"
-log "ctest under ASan + UBSan"
-ctest --test-dir "$build" --output-on-failure -j 2 "$@"
+# Left out under the sanitizers, each with its reason (printed, so a run's
+# log says what it did not run): a measurement that the instrumentation
+# itself moves.
+#   "operators cover 90 % of the profiled steps": the share of a step's wall
+#   time inside profiled operators; ASan's checks add host time between
+#   operators (87 % of the step, 2026-12-07), which is what the test rules out.
+excluded='operators cover 90 % of the profiled steps'
+log "ctest under ASan + UBSan; not run here (the instrumentation moves what it measures): '$excluded'"
+ctest --test-dir "$build" --output-on-failure -j 2 -E "$excluded" "$@"
