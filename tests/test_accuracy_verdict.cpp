@@ -101,3 +101,20 @@ TEST_CASE("keeps accuracy over seeds: a cannot tell names the seeds that would s
         std::string::npos);
   CHECK(ftb::to_json(*v, "baseline").at("seeds_to_settle").at("modelled") == true);
 }
+
+TEST_CASE("keeps accuracy over seeds: rows that train the same models on every seed keep accuracy (yes), not cannot tell") {
+  ftb::ScenarioResult a, b;
+  for (const int right : {480, 500, 510}) {
+    ftb::RepeatSample x;
+    x.test_correct.assign(600, false);
+    for (int i = 0; i < right; ++i) x.test_correct[static_cast<std::size_t>(i)] = true;
+    a.repeats.push_back(x);
+    b.repeats.push_back(x);  // the same hits, seed for seed
+  }
+  const auto v = ftb::judge_rows_accuracy(a, b, true, 1.0);
+  REQUIRE(v.has_value());
+  CHECK(v->seed_sd_points == 0);
+  CHECK(v->low == 0);
+  CHECK(v->high == 0);
+  CHECK(v->keeps == ftb::stats::KeepsAccuracy::yes);
+}
