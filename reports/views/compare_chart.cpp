@@ -33,12 +33,9 @@ std::string short_name(const std::string& name) {
   return parts.front() + " ... " + parts.back() + " (" + std::to_string(parts.size()) + " runs)";
 }
 
-}  // namespace
-
-json compare_chart_spec(const std::vector<PairComparison>& pairs, const CompareRule& rule) {
+// Each compared row and metric as a data point; lo/hi widened to hold them.
+json chart_values(const std::vector<PairComparison>& pairs, json& order, double& lo, double& hi) {
   json values = json::array();
-  json order = json::array();
-  double lo = 1 - rule.min_effect, hi = 1 + rule.min_effect;  // the axis holds the band and every interval
   for (const auto& p : pairs)
     for (const auto& s : p.scenarios) {
       if (std::find(order.begin(), order.end(), json(s.scenario)) == order.end()) order.push_back(s.scenario);
@@ -58,6 +55,26 @@ json compare_chart_spec(const std::vector<PairComparison>& pairs, const CompareR
                           {"verdict", compare_word(m.verdict)}});
       }
     }
+  return values;
+}
+
+// Six labelled ticks, even on the log axis, and 1.0 (a log axis labels
+// only its decades' multiples: 0.96 and nothing below on a 0.8-1.05 axis).
+json y_axis(double lo, double hi) {
+  json ticks = json::array({1.0});
+  for (int k = 0; k <= 5; ++k) {
+    const double t = std::exp(std::log(lo) + (std::log(hi) - std::log(lo)) * k / 5);
+    ticks.push_back(std::round(t * 100) / 100);
+  }
+  return {{"values", ticks}, {"format", ".2f"}};
+}
+
+}  // namespace
+
+json compare_chart_spec(const std::vector<PairComparison>& pairs, const CompareRule& rule) {
+  json order = json::array();
+  double lo = 1 - rule.min_effect, hi = 1 + rule.min_effect;  // the axis holds the band and every interval
+  json values = chart_values(pairs, order, lo, hi);
   const std::string reference = pairs.empty() ? "" : pairs.front().reference_name;
   const json x = {{"field", "scenario"}, {"type", "nominal"}, {"sort", order}, {"title", "scenario"},
                   {"axis", {{"labelAngle", -30}}}};
@@ -72,27 +89,20 @@ json compare_chart_spec(const std::vector<PairComparison>& pairs, const CompareR
   // Ratios are multiplicative (log scale: 2x and 0.5x lie as far from 1); the
   // domain fits the data and the +-min_effect band, padded 3 %.
   const json scale = {{"type", "log"}, {"domain", {lo / 1.03, hi * 1.03}}, {"nice", false}};
-  // Six labelled ticks, even on the log axis, and 1.0 (a log axis labels
-  // only its decades' multiples: 0.96 and nothing below on a 0.8-1.05 axis).
-  json ticks = json::array({1.0});
-  for (int k = 0; k <= 5; ++k) {
-    const double t = std::exp(std::log(lo) + (std::log(hi) - std::log(lo)) * k / 5);
-    ticks.push_back(std::round(t * 100) / 100);
-  }
-  const json y_axis = {{"values", ticks}, {"format", ".2f"}};
+  const json axis = y_axis(lo, hi);
   const std::string y_title = "B / A throughput (> 1: B faster)";
   json point = {{"mark", {{"type", "point"}, {"filled", true}, {"size", 60}, {"tooltip", true}}},
                 {"encoding",
                  {{"x", x},
                   {"xOffset", {{"field", "report"}}},
-                  {"y", {{"field", "ratio"}, {"type", "quantitative"}, {"scale", scale}, {"axis", y_axis}, {"title", y_title}}},
+                  {"y", {{"field", "ratio"}, {"type", "quantitative"}, {"scale", scale}, {"axis", axis}, {"title", y_title}}},
                   {"color", color},
                   {"shape", shape}}}};
   json bars = {{"mark", {{"type", "errorbar"}, {"ticks", {{"size", 10}}}}},
                {"encoding",
                 {{"x", x},
                  {"xOffset", {{"field", "report"}}},
-                 {"y", {{"field", "low"}, {"type", "quantitative"}, {"scale", scale}, {"axis", y_axis}, {"title", y_title}}},
+                 {"y", {{"field", "low"}, {"type", "quantitative"}, {"scale", scale}, {"axis", axis}, {"title", y_title}}},
                  {"y2", {{"field", "high"}}},
                  {"color", color}}}};
   json band = {{"mark", {{"type", "rect"}, {"color", "#cccccc"}, {"opacity", 0.35}}},
