@@ -101,21 +101,26 @@ PairedAccuracy paired_accuracy(const PairCounts& c, double level) {
   return r;
 }
 
-Decision judge_accuracy(const PairedAccuracy& p, double min_effect_points, double alpha) {
-  const int n = p.counts.n(), ka = p.counts.both + p.counts.only_a;
+Decision decide_points(double base, double difference, double low, double high, bool rejected,
+                       double min_effect_points, double level) {
   Change c;  // estimate, low, high stay NaN (insufficient) without a baseline accuracy
-  c.level = p.level;
+  c.level = level;
   Judgement j;
   j.direction = Direction::higher_is_better;
-  const double base = n > 0 ? 100.0 * ka / n : 0.0;  // A's accuracy, points
   j.min_effect = base > 0 ? min_effect_points / base : min_effect_points / 100;
-  if (base > 0 && std::isfinite(p.difference)) {
-    c.estimate = std::log1p(p.difference / base);
-    c.low = std::log1p(std::max(p.low / base, -1 + 1e-12));
-    c.high = std::log1p(p.high / base);
-    j.rejected = p.p_value <= alpha;
+  if (base > 0 && std::isfinite(difference) && std::isfinite(low) && std::isfinite(high)) {
+    c.estimate = std::log1p(difference / base);
+    c.low = std::log1p(std::max(low / base, -1 + 1e-12));
+    c.high = std::log1p(high / base);
+    j.rejected = rejected;
   }
   return decide(c, j);
+}
+
+Decision judge_accuracy(const PairedAccuracy& p, double min_effect_points, double alpha) {
+  const int n = p.counts.n(), ka = p.counts.both + p.counts.only_a;
+  const double base = n > 0 ? 100.0 * ka / n : 0.0;  // A's accuracy, points
+  return decide_points(base, p.difference, p.low, p.high, p.p_value <= alpha, min_effect_points, p.level);
 }
 
 KeepsAccuracy keeps_accuracy(Verdict v) {

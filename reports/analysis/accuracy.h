@@ -68,6 +68,12 @@ PairedAccuracy paired_accuracy(const PairCounts& c, double level = 0.95);
 // "inside +-min_effect points" hold exactly as stated in points). A with no
 // correct example, or no examples: insufficient.
 Decision judge_accuracy(const PairedAccuracy& p, double min_effect_points, double alpha = 0.05);
+// The same rescaling for any difference in points with its interval, the
+// test's rejection given: base is A's accuracy (points); base <= 0 or a
+// bound not finite: insufficient. judge_accuracy and the verdict over seeds
+// (accuracy_verdict.h) both decide through it.
+Decision decide_points(double base, double difference, double low, double high, bool rejected,
+                       double min_effect_points, double level = 0.95);
 
 // The table's per-row answer: same or better keeps it, worse does not.
 enum class KeepsAccuracy { yes, no, cannot_tell };

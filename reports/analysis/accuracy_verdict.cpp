@@ -31,23 +31,6 @@ double accuracy_points(const std::vector<bool>& hits) {
   return 100.0 * k / static_cast<double>(hits.size());
 }
 
-// The verdict on a difference in points (estimate and interval) relative to
-// the reference's accuracy: decide()'s log-ratio scale, a monotone map, so
-// "beyond min_effect points" and "inside +-min_effect points" hold as stated.
-stats::Decision decide_points(double base, double d, double low, double high, bool rejected, double min_effect) {
-  stats::Change c;
-  stats::Judgement j;
-  j.direction = stats::Direction::higher_is_better;
-  j.min_effect = base > 0 ? min_effect / base : min_effect / 100;
-  if (base > 0 && std::isfinite(d) && std::isfinite(low) && std::isfinite(high)) {
-    c.estimate = std::log1p(d / base);
-    c.low = std::log1p(std::max(low / base, -1 + 1e-12));
-    c.high = std::log1p(high / base);
-    j.rejected = rejected;
-  }
-  return stats::decide(c, j);
-}
-
 void judge_by_seeds(AccuracyVerdict& v,
                     const std::vector<std::pair<const RepeatSample*, const RepeatSample*>>& pairs) {
   std::vector<double> d;
@@ -58,11 +41,9 @@ void judge_by_seeds(AccuracyVerdict& v,
     base += pa / static_cast<double>(pairs.size());
   }
   const double k = static_cast<double>(d.size());
-  double mean = 0, ss = 0;
-  for (const double x : d) mean += x / k;
-  for (const double x : d) ss += (x - mean) * (x - mean);
+  const double mean = stats::mean(d);
   v.seeds = static_cast<int>(d.size());
-  v.seed_sd_points = std::sqrt(ss / (k - 1));
+  v.seed_sd_points = std::sqrt(stats::sample_variance(d));
   v.difference = mean;
   const double se = v.seed_sd_points / std::sqrt(k);
   const auto t = stats::t_interval(mean, se, k - 1, 0.95);
@@ -73,7 +54,7 @@ void judge_by_seeds(AccuracyVerdict& v,
   // widen the interval, which is that difference.
   if (se == 0) v.low = v.high = mean;
   v.p_value = se > 0 ? 2 * (1 - stats::t_cdf(std::abs(mean) / se, k - 1)) : (mean == 0 ? 1.0 : 0.0);
-  v.decision = decide_points(base, mean, v.low, v.high, v.p_value <= kAlpha, v.min_effect_points);
+  v.decision = stats::decide_points(base, mean, v.low, v.high, v.p_value <= kAlpha, v.min_effect_points);
   if (v.decision.verdict == stats::Verdict::cannot_tell && v.seed_sd_points > 0 && base > 0) {
     // In points the interval's half-width is t sd / sqrt(k); the target, in
     // the rule's log scale, taken back to points at the mean.

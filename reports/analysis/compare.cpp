@@ -180,10 +180,8 @@ bool read_statuses(ScenarioComparison& s, const std::vector<const ScenarioResult
 // metric's runs against runs, and the operator profiles' difference.
 // The test split's hash of a report (config.workload.test_hash), "" where none.
 std::string test_split_hash(const Report& r) {
-  const auto w = r.config.is_object() ? r.config.find("workload") : r.config.end();
-  if (w == r.config.end() || !w->is_object()) return "";
-  const auto h = w->find("test_hash");
-  return h != w->end() && h->is_string() ? h->get<std::string>() : "";
+  const nlohmann::json* h = json_at_path(r.config, "workload.test_hash");
+  return h && h->is_string() ? h->get<std::string>() : "";
 }
 
 }  // namespace

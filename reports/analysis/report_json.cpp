@@ -9,6 +9,7 @@
 #include "reports/analysis/intervals.h"
 #include "reports/analysis/parity.h"
 #include "reports/analysis/profile.h"
+#include "reports/analysis/two_level.h"
 
 namespace ftb {
 
@@ -19,16 +20,12 @@ namespace {
 // training run's luck that one run's Wilson interval does not hold.
 json seed_spread_json(const Report& report, const ScenarioResult& r) {
   if (!seeds_per_repeat(report.config) || r.repeats.size() < 2) return nullptr;
-  double mean = 0, ss = 0, lo = 100, hi = 0;
-  const double k = static_cast<double>(r.repeats.size());
-  for (const auto& s : r.repeats) mean += 100 * s.test_acc / k;
-  for (const auto& s : r.repeats) {
-    ss += std::pow(100 * s.test_acc - mean, 2);
-    lo = std::min(lo, 100 * s.test_acc);
-    hi = std::max(hi, 100 * s.test_acc);
-  }
-  return {{"seeds", r.repeats.size()}, {"mean_points", mean}, {"sd_points", std::sqrt(ss / (k - 1))},
-          {"min_points", lo}, {"max_points", hi}};
+  std::vector<double> points;
+  for (const auto& s : r.repeats) points.push_back(100 * s.test_acc);
+  return {{"seeds", points.size()}, {"mean_points", stats::mean(points)},
+          {"sd_points", std::sqrt(stats::sample_variance(points))},
+          {"min_points", *std::min_element(points.begin(), points.end())},
+          {"max_points", *std::max_element(points.begin(), points.end())}};
 }
 }  // namespace
 
