@@ -248,3 +248,57 @@ TEST_CASE("one rule for the same configuration: the same data at two paths is on
   CHECK(key.config_hash != run_key(report_from_json(other, "r2.json"), "r2.json").config_hash);
   CHECK(store.window(key, "baseline", 20, std::vector<std::string>{}).size() == 2);
 }
+
+TEST_CASE("history migration: a version 4 file's series are hashed again under the key table it opens with") {
+  // Two runs with the same data (data_hash) read through vocabularies at two
+  // paths: one series under version 5's table; a version 4 file kept the
+  // hashes of its day (stood for here by a stale text) until opened.
+  TempDir dir("ftb_history_v5");
+  const std::string db = dir.path() + "/h.db";
+  const auto at = [](int night, const std::string& vocab) {
+    json j = fake_report_json(run_at(night, {100, 101}));
+    j["config"]["workload"]["data_hash"] = "aaaa";
+    j["config"]["workload"]["vocab_source"] = vocab;
+    j["config"]["workload"]["vocab"] = {{"method", "file"}, {"path", vocab}, {"size", 30522}};
+    return j;
+  };
+  const json a = at(0, "/models/a/vocab.txt"), b = at(1, "/scratch/vocab.txt");
+  { HistoryStore store(db, HistoryStore::Open::create); store.add(a, "a.json"); store.add(b, "b.json"); }
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(db.c_str(), &raw) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(raw, "UPDATE runs SET config_hash = 'stale-' || id; UPDATE schema_version SET version = 4",
+                       nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+  HistoryStore store(db, HistoryStore::Open::existing);
+  CHECK(store.schema_version() == kHistorySchemaVersion);
+  const RunKey key = run_key(report_from_json(a, "a.json"), "a.json");
+  CHECK(key.config_hash == run_key(report_from_json(b, "b.json"), "b.json").config_hash);
+  CHECK(store.window(key, "baseline", 20, std::vector<std::string>{}).size() == 2);
+}
+
+TEST_CASE("one rule for the same model: the same weights in two folders are one series and comparable, "
+          "other weights in one folder two series and refused") {
+  const auto at = [](int night, const std::string& dir, const std::string& weights) {
+    json j = fake_report_json(run_at(night, {100, 101}));
+    j["config"]["model_dir"] = dir;
+    j["config"]["workload"]["model_dir"] = dir;
+    j["config"]["workload"]["init"] = "pretrained";
+    j["config"]["workload"]["weights_hash"] = weights;
+    return j;
+  };
+  const json first = at(0, "/models/distilbert", "1111");
+  const json moved = at(1, "/scratch/copy", "1111");
+  const json retrained = at(2, "/models/distilbert", "2222");
+  CHECK(check_configs(first["config"], moved["config"]).comparable());
+  const ConfigCheck refused = check_configs(first["config"], retrained["config"]);
+  REQUIRE(refused.differences.size() == 1);
+  CHECK(refused.differences[0].key == "workload.weights_hash");
+
+  TempDir dir("ftb_history_weights");
+  HistoryStore store(dir.path() + "/h.db", HistoryStore::Open::create);
+  for (const json* j : {&first, &moved, &retrained}) store.add(*j, "r.json");
+  const RunKey key = run_key(report_from_json(first, "r0.json"), "r0.json");
+  CHECK(key.config_hash == run_key(report_from_json(moved, "r1.json"), "r1.json").config_hash);
+  CHECK(key.config_hash != run_key(report_from_json(retrained, "r2.json"), "r2.json").config_hash);
+  CHECK(store.window(key, "baseline", 20, std::vector<std::string>{}).size() == 2);
+}

@@ -132,13 +132,25 @@ TEST_CASE("golden bert: one Adam step matches torch.optim.Adam on Hugging Face's
 TEST_CASE("checkpoint: a folder we write loads back bit-identically, for either model") {
   for (const auto& src : {kDir, kBertDir}) {
     CAPTURE(src);
-    auto model = ftb::load_model_dir(src);
+    ftb::LoadReport first, copy, changed;
+    auto model = ftb::load_model_dir(src, &first);
     const auto dir = std::filesystem::temp_directory_path() / ("ftb_ckpt_" + std::to_string(::getpid()));
     ftb::save_model_dir(model, dir.string());
-    auto again = ftb::load_model_dir(dir.string());
+    auto again = ftb::load_model_dir(dir.string(), &copy);
     auto a = model->named_parameters(), b = again->named_parameters();
     REQUIRE(a.size() == b.size());
     for (const auto& item : a) CHECK(torch::equal(item.value(), b[item.key()]));
+    // The run identity's weights_hash: the same weights in another folder
+    // are one model; one value changed is another.
+    CHECK(first.weights_hash.size() == 16);
+    CHECK(copy.weights_hash == first.weights_hash);
+    {
+      torch::NoGradGuard no_grad;
+      a.begin()->value().view(-1)[0].add_(1e-3);
+    }
+    ftb::save_model_dir(model, dir.string());
+    (void)ftb::load_model_dir(dir.string(), &changed);
+    CHECK(changed.weights_hash != first.weights_hash);
     CHECK(again->config.type == model->config.type);
     CHECK(again->config.layer_norm_eps == model->config.layer_norm_eps);
     for (const char* f : {"config.json", "model.safetensors"}) ::unlink((dir / f).c_str());

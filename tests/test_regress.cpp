@@ -96,6 +96,8 @@ TEST_CASE("regress vs history: the window is the machine's same preset and confi
   const RegressSummary s3b = regress_vs_history(store, db, fake_report_json(blind), "blind.json", o);
   CHECK(row(s3b, "baseline", Metric::test_acc).outcome == stats::Verdict::insufficient);
   CHECK(row(s3b, "baseline", Metric::test_acc).note.find("per-example test hits not kept") != std::string::npos);
+  CHECK(!row(s3b, "baseline", Metric::test_acc).judged);
+  CHECK(regress_markdown(s3b).find("| not judged ") != std::string::npos);  // not "insufficient history"
   // Memory growth beyond the 3 % minimum effect.
   FakeRun fat = run_at(43, night(rng, 0, 5, 0.02));
   fat.peak_bytes = 110 << 20;

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/base/files.h"
+#include "core/base/fnv_hash.h"
 #include "core/base/errors.h"
 #include "core/model/safetensors.h"
 #include "core/base/json_text.h"
@@ -42,6 +43,7 @@ LoadReport load_weights(SequenceClassifier& model, const std::string& path, Miss
   const std::string strip = body_strip(model, file, path);
   LoadReport report;
   std::vector<std::string> used, missing;
+  uint64_t hash = kFnvOffset;
   torch::NoGradGuard no_grad;
   for (auto& item : model->named_parameters()) {
     const std::string& name = item.key();
@@ -61,6 +63,9 @@ LoadReport load_weights(SequenceClassifier& model, const std::string& path, Miss
     if (!t.is_floating_point()) input_error(path, "tensor \"" + key + "\" is not floating point");
     p.copy_(t.to(p.dtype()));
     used.push_back(key);
+    const torch::Tensor bytes = p.detach().to(torch::kCPU).contiguous();
+    hash = fnv1a64(name.data(), name.size(), hash);
+    hash = fnv1a64(bytes.data_ptr(), bytes.numel() * bytes.element_size(), hash);
   }
   // All of them at once: a wrong checkpoint usually misses many, not one.
   if (!missing.empty()) {
@@ -71,6 +76,7 @@ LoadReport load_weights(SequenceClassifier& model, const std::string& path, Miss
   for (const auto& [key, entry] : file.entries())
     if (std::find(used.begin(), used.end(), key) == used.end() && !silently_ignored(key))
       report.ignored.push_back(key);
+  report.weights_hash = hex64(hash);
   return report;
 }
 

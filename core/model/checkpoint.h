@@ -15,6 +15,11 @@ namespace ftb {
 struct LoadReport {
   std::vector<std::string> initialised;  // head parameters absent from the file (fresh init)
   std::vector<std::string> ignored;      // tensors in the file the model does not use
+  // What was loaded, as content: FNV-1a 64 over each loaded parameter's name
+  // and its values as the model holds them, in the model's order. Two folders
+  // with the same weights give one hash; a run's identity compares weights
+  // by it, not by the folder's path.
+  std::string weights_hash;
 };
 
 // A checkpoint without the classification head: fine-tuning starts from a

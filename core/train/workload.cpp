@@ -212,7 +212,7 @@ nlohmann::json Workload::vocab_json() const {
 }
 
 nlohmann::json Workload::describe() const {
-  return {
+  nlohmann::json j = {
       {"data_source", data_source},
       // The data as the model sees it (train, val, test: labels and token ids):
       // compare identifies the data by this, not by its path.
@@ -234,6 +234,11 @@ nlohmann::json Workload::describe() const {
       // Names as from_pretrained reports them (empty lists without model_dir).
       {"model_load", {{"newly_initialized", model_load.initialised}, {"unused", model_load.ignored}}},
   };
+  // The pretrained weights as loaded (absent without them, so that runs from
+  // scratch keep their identity): compare and history identify the model by
+  // this, not by model_dir's path.
+  if (!model_load.weights_hash.empty()) j["weights_hash"] = model_load.weights_hash;
+  return j;
 }
 
 std::string Workload::summary() const {

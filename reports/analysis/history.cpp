@@ -255,6 +255,18 @@ std::vector<std::pair<int64_t, std::string>> stored_reports(sqlite3* db, const s
   return runs;
 }
 
+// Every run's config hash again, from the report it keeps: after a change
+// of run_differences.h's key table.
+void rehash_configs(sqlite3* db, const std::string& path) {
+  for (const auto& [id, text] : stored_reports(db, path)) {
+    const json report = json::parse(text, nullptr, false);
+    if (!report.is_object() || !report.contains("config")) continue;
+    Statement up(db, path, "UPDATE runs SET config_hash = ?1 WHERE id = ?2");
+    up.bind(1, config_hash(report["config"])).bind(2, id);
+    up.step();
+  }
+}
+
 }  // namespace
 
 HistoryStore::~HistoryStore() { sqlite3_close(db_); }
@@ -286,14 +298,7 @@ void HistoryStore::migrate() {
   if (version < 3) {
     // A series is compare's "same configuration" (run_differences.h's key
     // table): every run's config hash again, from the report it keeps.
-    const auto runs = stored_reports(db_, path_);
-    for (const auto& [id, text] : runs) {
-      const json report = json::parse(text, nullptr, false);
-      if (!report.is_object() || !report.contains("config")) continue;
-      Statement up(db_, path_, "UPDATE runs SET config_hash = ?1 WHERE id = ?2");
-      up.bind(1, config_hash(report["config"])).bind(2, id);
-      up.step();
-    }
+    rehash_configs(db_, path_);
     exec(db_, path_, "UPDATE schema_version SET version = 3");
   }
   if (version < 4) {
@@ -303,7 +308,13 @@ void HistoryStore::migrate() {
     exec(db_, path_, history_sql::kFillV4);
     exec(db_, path_, "UPDATE schema_version SET version = 4");
   }
-  // Later versions: `if (version < 5) { ALTER TABLE ...; UPDATE schema_version SET version = 5; }`
+  if (version < 5) {
+    // The key table gained the vocabulary's path by content: the same
+    // vocabulary in another folder is one series (config hashes again).
+    rehash_configs(db_, path_);
+    exec(db_, path_, "UPDATE schema_version SET version = 5");
+  }
+  // Later versions: `if (version < 6) { ALTER TABLE ...; UPDATE schema_version SET version = 6; }`
   t.commit();
 }
 

@@ -26,11 +26,12 @@
 //                " | " + the GPU names ("2x NVIDIA H200") when there are GPUs.
 //                CI runners with random host names pass --machine instead.
 //   config_hash  FNV-1a 64 of the report's `config` object (keys sorted,
-//                compact JSON) without the keys that do not change what is
-//                measured: out, repeats, scenarios, workload.prep_time_s,
-//                workload.data_hash (series go on across the version that added it),
-//                profile (the untimed profiling pass changes no figure);
-//                accumulate where it is 1 (the default older reports lack).
+//                compact JSON) as compare sees it: run_differences.h's key
+//                table (identity_config), the one rule for "the same
+//                configuration"; accumulate where it is 1 (the default older
+//                reports lack). Opening a file of an older version whose
+//                table differed hashes every stored run's config again
+//                (versions 3 and 5).
 //   report_hash  FNV-1a 64 of the whole report JSON (keys sorted, compact):
 //                adding the same report again is idempotent (nothing added,
 //                the existing run named), whatever its file name or spacing.
@@ -57,7 +58,7 @@ struct sqlite3;
 
 namespace ftb {
 
-inline constexpr int kHistorySchemaVersion = 4;
+inline constexpr int kHistorySchemaVersion = 5;
 
 std::string machine_key(const Environment& environment);  // InputError naming the missing key
 std::string config_hash(const nlohmann::json& config);

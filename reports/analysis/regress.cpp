@@ -92,6 +92,7 @@ void judge_accuracy_paired(MetricVerdict& v, const std::vector<std::vector<Repea
   const auto a = judge_rows_accuracy(ref, now, /*by_seed=*/false, min_effect_points);
   if (!a) {
     v.outcome = stats::Verdict::insufficient;
+    v.judged = false;
     v.note = "not judged: per-example test hits not kept on both sides (a report from before they were, or an "
              "evaluation capped by eval_max_batches)";
     return;

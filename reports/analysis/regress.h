@@ -95,6 +95,7 @@ struct MetricVerdict {
   // what would settle it.
   stats::Ruling why = stats::Ruling::settled;  // open where interval_too_wide(why) or no_noise_estimate
   std::string why_open;
+  bool judged = true;  // false: nothing to judge it by (accuracy without per-example hits on both sides)
   std::vector<std::string> steps;  // level changes the history shows: "-15.2 % from c3 (time) to c4 (time)"
   std::vector<std::string> left_out;  // history runs without a value > 0, left out of a judged row
   int current_runs = 1;                 // tonight's runs behind current_n

@@ -99,7 +99,8 @@ std::string regress_markdown(const RegressSummary& s) {
     std::string verdict = to_string(r.outcome);
     if (r.outcome == stats::Verdict::worse) verdict = r.gating ? "**REGRESSED**" : "regressed (not gating)";
     if (r.outcome == stats::Verdict::insufficient)
-      verdict = r.why == stats::Ruling::no_noise_estimate ? "cannot tell"
+      verdict = !r.judged                                   ? "not judged"
+                : r.why == stats::Ruling::no_noise_estimate ? "cannot tell"
                 : s.from_history                                ? "insufficient history"
                                                                 : verdict;
     if (r.outcome == stats::Verdict::cannot_tell) verdict = "cannot tell (wide)";

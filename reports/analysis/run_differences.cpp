@@ -63,6 +63,9 @@ const std::vector<ConfigKeyRule>& config_key_rules() {
       {"workload.test_hash", KeyPolicy::ignored, nullptr},   // the data's, as data_hash is
       {"device", KeyPolicy::by_kind, nullptr},
       {"workload.data_source", KeyPolicy::by_content, "workload.data_hash"},
+      // The vocabulary's path: the data hash covers the token ids it made.
+      {"workload.vocab_source", KeyPolicy::by_content, "workload.data_hash"},
+      {"workload.vocab.path", KeyPolicy::by_content, "workload.data_hash"},
   };
   return rules;
 }

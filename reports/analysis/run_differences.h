@@ -57,8 +57,11 @@ struct ConfigKeyRule {
 // (workload.prep_time_s) and whether rows were profiled (profile: an
 // untimed pass after the timed repeats). By kind: the device (cuda:0 and
 // cuda:1 are the same kind of device; the machine key names the GPUs). By
-// content: the data's path (workload.data_source) where the report records
-// workload.data_hash: the same reviews under another path are the same data.
+// content: the data's and the vocabulary's paths (workload.data_source,
+// workload.vocab_source, workload.vocab.path) where the report records
+// workload.data_hash (the token ids the vocabulary made): the same reviews
+// under another path are the same data. Pretrained weights are compared by
+// workload.weights_hash (a value like any other), model_dir's path not.
 const std::vector<ConfigKeyRule>& config_key_rules();
 // The ignored keys, in the table's order (compare's output lists them).
 const std::vector<std::string>& run_irrelevant_config_keys();
