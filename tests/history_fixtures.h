@@ -31,6 +31,10 @@ struct FakeRun {
   // examples right (so two runs' hits differ only by the accuracy's change);
   // 0: none kept (a report from before they were).
   int test_examples = 600;
+  // Each repeat's own accuracy (repeat i: acc_by_repeat[i]), as repeats
+  // retrained with their own seeds give; empty: test_acc for every repeat.
+  std::vector<double> acc_by_repeat;
+  bool seed_per_repeat = false;  // config.seed_per_repeat "on"
 };
 
 inline Report fake_report(const FakeRun& f) {
@@ -42,10 +46,13 @@ inline Report fake_report(const FakeRun& f) {
                         {"git_commit", f.commit}};
   report.config = {{"preset", f.preset}, {"lr", f.lr}, {"batch_size", 32}, {"out", "out/" + f.timestamp},
                    {"repeats", 5}, {"workload", {{"prep_time_s", 0.1}, {"train_examples", 1000}}}};
+  if (f.seed_per_repeat) report.config["seed_per_repeat"] = "on";
   for (const auto& [scenario, values] : f.throughput) {
     ScenarioResult r;
     r.scenario = scenario;
     for (double v : values) {
+      const std::size_t i = r.repeats.size();
+      const double acc = i < f.acc_by_repeat.size() ? f.acc_by_repeat[i] : f.test_acc;
       RepeatSample s;
       s.train_samples_per_s = v;
       s.steady_samples_per_s = 1.05 * v;
@@ -53,12 +60,12 @@ inline Report fake_report(const FakeRun& f) {
       s.wall_time_s = 12000 / v;
       s.step_ms_median = 32000 / (1.05 * v);
       s.train_samples = 12000;
-      s.val_acc = f.test_acc;
-      s.test_acc = f.test_acc;
+      s.val_acc = acc;
+      s.test_acc = acc;
       s.peak_bytes = f.peak_bytes;
       if (f.test_examples > 0) {
         s.test_correct.assign(static_cast<std::size_t>(f.test_examples), false);
-        const auto right = static_cast<std::size_t>(std::lround(f.test_acc * f.test_examples));
+        const auto right = static_cast<std::size_t>(std::lround(acc * f.test_examples));
         for (std::size_t i = 0; i < right && i < s.test_correct.size(); ++i) s.test_correct[i] = true;
       }
       r.repeats.push_back(s);

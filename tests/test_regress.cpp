@@ -98,6 +98,32 @@ TEST_CASE("regress vs history: the window is the machine's same preset and confi
   CHECK(row(s3b, "baseline", Metric::test_acc).note.find("per-example test hits not kept") != std::string::npos);
   CHECK(!row(s3b, "baseline", Metric::test_acc).judged);
   CHECK(regress_markdown(s3b).find("| not judged ") != std::string::npos);  // not "insufficient history"
+  // With a seed per repeat, repeat by repeat over the seeds (a series shares
+  // the config: the reference runs retrained the same seeds).
+  {
+    TempDir sdir("ftb_regress_seeds");
+    const std::string sdb = sdir.path() + "/h.db";
+    HistoryStore seeded(sdb, HistoryStore::Open::create);
+    for (int k = 0; k < 5; ++k) {
+      FakeRun f = run_at(100 + k, night(rng, 0, 3, 0.02));
+      f.seed_per_repeat = true;
+      f.acc_by_repeat = {0.85, 0.86, 0.84};
+      seeded.add(fake_report_json(f), "s" + std::to_string(k) + ".json");
+    }
+    FakeRun lower = run_at(110, night(rng, 0, 3, 0.02));
+    lower.seed_per_repeat = true;
+    lower.acc_by_repeat = {0.80, 0.815, 0.79};  // 5, 4.5 and 5 points lower, seed by seed
+    const MetricVerdict acc = row(regress_vs_history(seeded, sdb, fake_report_json(lower), "low.json", o),
+                                  "baseline", Metric::test_acc);
+    CHECK(acc.outcome == stats::Verdict::worse);
+    CHECK(acc.note.find("over 3 seeds, repeat by repeat") != std::string::npos);
+    CHECK(acc.note.find("t p ") != std::string::npos);
+    FakeRun again = lower;
+    again.acc_by_repeat = {0.85, 0.86, 0.84};
+    again.timestamp = night_time(111);
+    CHECK(row(regress_vs_history(seeded, sdb, fake_report_json(again), "again.json", o), "baseline", Metric::test_acc)
+              .outcome == stats::Verdict::same);
+  }
   // Memory growth beyond the 3 % minimum effect.
   FakeRun fat = run_at(43, night(rng, 0, 5, 0.02));
   fat.peak_bytes = 110 << 20;

@@ -81,15 +81,17 @@ std::string to_string(stats::Verdict o) {
 }
 
 namespace {
-// Tonight's first repeat against the newest reference run that kept
-// per-example hits of the same split, example by example.
+// Tonight against the newest reference run that kept per-example hits of
+// the same split, example by example: the first repeats (McNemar), or, with
+// a seed per repeat, every repeat against the one of its seed.
 void judge_accuracy_paired(MetricVerdict& v, const std::vector<std::vector<RepeatSample>>& reference,
-                           const std::vector<RepeatSample>& current, double min_effect_points) {
+                           const std::vector<RepeatSample>& current, const JudgeContext& ctx) {
   ScenarioResult ref, now;
   for (auto run = reference.rbegin(); run != reference.rend() && ref.repeats.empty(); ++run)
-    if (!run->empty() && !run->front().test_correct.empty()) ref.repeats = {run->front()};
-  if (!current.empty()) now.repeats = {current.front()};
-  const auto a = judge_rows_accuracy(ref, now, /*by_seed=*/false, min_effect_points);
+    if (!run->empty() && !run->front().test_correct.empty())
+      ref.repeats = ctx.seeds_per_repeat ? *run : std::vector<RepeatSample>{run->front()};
+  if (!current.empty()) now.repeats = ctx.seeds_per_repeat ? current : std::vector<RepeatSample>{current.front()};
+  const auto a = judge_rows_accuracy(ref, now, ctx.seeds_per_repeat, ctx.accuracy_min_effect_points);
   if (!a) {
     v.outcome = stats::Verdict::insufficient;
     v.judged = false;
@@ -98,10 +100,13 @@ void judge_accuracy_paired(MetricVerdict& v, const std::vector<std::vector<Repea
     return;
   }
   v.outcome = a->decision.verdict;
+  const bool seeds = a->basis == AccuracyBasis::seeds;
   v.note = "paired with the newest reference run, example by example (" + std::to_string(a->examples) +
-           " examples, " + std::to_string(a->first.counts.only_a) + " only the reference got right, " +
-           std::to_string(a->first.counts.only_b) + " only tonight's): " + format_double("%+.2f", a->difference) +
-           " points [" + format_double("%+.2f", a->low) + ", " + format_double("%+.2f", a->high) + "], McNemar p " +
+           " examples, first repeats: " + std::to_string(a->first.counts.only_a) + " only the reference got right, " +
+           std::to_string(a->first.counts.only_b) + " only tonight's" +
+           (seeds ? "; over " + std::to_string(a->seeds) + " seeds, repeat by repeat" : "") +
+           "): " + format_double("%+.2f", a->difference) + " points [" + format_double("%+.2f", a->low) + ", " +
+           format_double("%+.2f", a->high) + "], " + (seeds ? "t p " : "McNemar p ") +
            format_double("%.3g", a->p_value) + "; " + explain(*a);
 }
 }  // namespace
@@ -129,7 +134,7 @@ MetricVerdict judge_threshold(Metric m, const std::vector<std::vector<RepeatSamp
     v.note = how;
   };
   if (m == Metric::test_acc)
-    judge_accuracy_paired(v, reference, current, ctx.accuracy_min_effect_points);
+    judge_accuracy_paired(v, reference, current, ctx);
   else
     by_threshold(worse, ctx.min_effect, "median change beyond " + format_double("%.3g", 100 * ctx.min_effect) + " %");
   return v;

@@ -74,6 +74,10 @@ std::string to_string(stats::Verdict v);  // "regressed", "improved", "same", "i
 struct JudgeContext {
   double min_effect = 0.03;              // memory
   double accuracy_min_effect_points = 1;  // accuracy (the current report's accuracy_min_effect)
+  // The current report retrained each repeat with its own seed (a series
+  // shares the config, so its runs did too): accuracy is judged over the
+  // seeds, repeat i against the reference run's repeat i.
+  bool seeds_per_repeat = false;
 };
 
 struct MetricVerdict {

@@ -97,6 +97,7 @@ JudgeContext context_for(const RegressOptions& o, const Report& current) {
   JudgeContext c;
   c.min_effect = o.rule.min_effect;
   c.accuracy_min_effect_points = accuracy_min_effect_points(current.config);
+  c.seeds_per_repeat = seeds_per_repeat(current.config);
   return c;
 }
 
@@ -117,7 +118,8 @@ std::string rule_text(const RegressOptions& o, bool from_history) {
                          "that would settle it (modelled from the measured noise).";
   return "gating: " + gates + ". " + throughput +
          " Accuracy: tonight's first repeat against the newest reference run's, example by example on the test split "
-         "(exact McNemar at 0.05, Newcombe's 95 % interval): lower where the test rejects and the drop is at least "
+         "(exact McNemar at 0.05, Newcombe's 95 % interval; with seed_per_repeat=on every repeat against the one of "
+         "its seed, a t interval over the seeds' paired differences): lower where the test rejects and the drop is at least "
          "accuracy_min_effect points (the current report's; 1 where it states none), same where the interval lies "
          "inside +-accuracy_min_effect. Memory: the median peak grows "
          "beyond the minimum effect." +
