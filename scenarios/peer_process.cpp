@@ -96,9 +96,11 @@ void add_batch(Tensors& out, const std::string& prefix, const Batch& b) {
 
 // The batches of this run in the order the loop consumes them (see
 // run_fine_tuning and evaluate): each epoch's first max_steps training batches,
-// the first eval_max_batches of val and of test.
-void write_batches(const Workload& w, const RunConfig& c, const std::string& path) {
+// the first eval_max_batches of val and of test. Returns the test batches'
+// rows (each example's place in the split), to place the peer's hits.
+std::vector<std::vector<int64_t>> write_batches(const Workload& w, const RunConfig& c, const std::string& path) {
   RunLoaders loaders(w, c);
+  std::vector<std::vector<int64_t>> test_rows;
   Tensors tensors;
   for (int epoch = 0; epoch < c.epochs; ++epoch) {
     loaders.train.start_epoch(epoch);
@@ -114,9 +116,31 @@ void write_batches(const Workload& w, const RunConfig& c, const std::string& pat
       auto b = loader->next();
       if (!b) break;
       add_batch(tensors, std::string(name) + "." + std::to_string(i), *b);
+      if (loader == &loaders.test) test_rows.push_back(loader->epoch_rows()[static_cast<std::size_t>(i)]);
     }
   }
   write_safetensors(path, tensors);
+  return test_rows;
+}
+
+// The peer's test hits ("1"/"0" an example, in the batches' order) at each
+// example's place in the split, as ftbench's own rows keep them; none where
+// the peer sent none or scored only part of the split (eval_max_batches).
+std::vector<bool> peer_test_hits(const nlohmann::json& test, const std::vector<std::vector<int64_t>>& rows,
+                                 std::size_t split_size) {
+  if (!test.contains("hits")) return {};
+  const std::string hits = test.at("hits").get<std::string>();
+  std::size_t scored = 0;
+  for (const auto& b : rows) scored += b.size();
+  if (hits.size() != scored)
+    throw std::runtime_error("the peer's output: " + std::to_string(hits.size()) + " test hits for " +
+                             std::to_string(scored) + " examples");
+  if (scored != split_size) return {};
+  std::vector<bool> correct(split_size);
+  std::size_t at = 0;
+  for (const auto& b : rows)
+    for (const int64_t row : b) correct.at(static_cast<std::size_t>(row)) = hits[at++] == '1';
+  return correct;
 }
 
 // The peer's JSON as the loop's result (what ftbench's own rows measure).
@@ -233,14 +257,16 @@ ScenarioResult run_peer(const Workload& w, const RunConfig& c, const ScenarioCon
 
   auto model = w.make_model();  // the initial weights every row starts from
   save_model_dir(model, dir + "/model");
-  write_batches(w, c, dir + "/batches.safetensors");
+  const auto test_rows = write_batches(w, c, dir + "/batches.safetensors");
 
   const std::vector<std::string> argv = peer_argv(cmd, dir, device, c, kernel, v);
   const Finished f = run_captured(argv, kPeerTimeoutS);
   check_peer_finished(cmd, f);
 
   const auto j = nlohmann::json::parse(read_text_file(dir + "/peer.json"));
-  auto r = result_from_loop(scenario, loop_from_peer(j, c.warmup_steps), device,
+  LoopResult loop = loop_from_peer(j, c.warmup_steps);
+  loop.test.correct = peer_test_hits(j.at("test"), test_rows, w.test.size());
+  auto r = result_from_loop(scenario, loop, device,
                             v != PeerVariant::fp32 ? Precision::fp16_mixed : Precision::fp32, optimizer_label(kernel));
   // Memory of the Python process, not of ftbench's.
   r.peak_bytes = j.at("peak_bytes").get<int64_t>();

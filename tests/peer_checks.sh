@@ -12,7 +12,7 @@ tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL [peer]: $*" >&2; exit 1; }
 
 "$ftbench" run --scenarios baseline,peer --device cpu --out "$tmp/o" epochs=2 synthetic_count=200 max_steps=4 \
-  eval_max_batches=2 warmup_steps=1 repeats=2 dropout=0 threads=1 >"$tmp/out" 2>"$tmp/err" ||
+  eval_max_batches=0 warmup_steps=1 repeats=2 dropout=0 threads=1 >"$tmp/out" 2>"$tmp/err" ||
   fail "ftbench run failed: $(grep -v ' step ' "$tmp/err" | tail -5)"
 [ ! -e "$tmp/o/peer-work" ] || fail "the hand-over files were left in the report folder"
 python3 - "$tmp/o" <<'PY'
@@ -33,6 +33,22 @@ assert peer["repeats"] == 2 and len(peer["samples"]) == 2, (peer["repeats"], pee
 assert peer["throughput"]["train_samples"] == base["throughput"]["train_samples"], (peer["throughput"], base["throughput"])
 assert peer["accuracy"] == base["accuracy"], (peer["accuracy"], base["accuracy"])
 assert peer["speedup"]["baseline"] == "baseline" and "paired by round" in peer["speedup"]["method"], peer["speedup"]
+# Per-example test hits, placed in the split's order as ftbench's own rows:
+# the same split, each repeat's count of hits its accuracy, and the paired
+# judge against baseline reads them.
+import base64
+def hits(sample):
+    t = sample["test_correct"]
+    bits = base64.b64decode(t["base64"])
+    return [(bits[i // 8] >> (i % 8)) & 1 for i in range(t["examples"])]
+n = r["config"]["workload"]["test_examples"]
+for s in peer["samples"]:
+    h = hits(s)
+    assert len(h) == n, (len(h), n)
+    assert abs(sum(h) / n - s["test_acc"]) < 1e-9, (sum(h), n, s["test_acc"])
+agree = sum(a == b for a, b in zip(hits(peer["samples"][0]), hits(base["samples"][0])))
+assert agree >= n - 1, (agree, n)  # same math: at most a borderline example apart
+assert peer["accuracy_vs_baseline"]["examples"] == n, peer.get("accuracy_vs_baseline")
 steps = {}
 for name in ("baseline", "peer"):
     with open(f"{out}/steps.csv") as f:

@@ -141,20 +141,24 @@ def main(argv):
         with torch.autocast(device.type, dtype=amp_dtype, enabled=amp_dtype is not None):
             logits = forward_model(input_ids=b["input_ids"], attention_mask=b["attention_mask"]).logits
         loss = torch.nn.functional.cross_entropy(logits.float(), b["labels"])
-        return loss, (logits.argmax(1) == b["labels"]).sum()
+        return loss, logits.argmax(1) == b["labels"]
 
     def evaluate(batches):
+        # hits: each example's 1 (right) or 0, in the batches' order (ftbench
+        # places them in the split's order: its per-example test hits).
         model.eval()
-        loss_sum, correct, n = 0.0, 0, 0
+        loss_sum, correct, n, hits = 0.0, 0, 0, []
         with torch.no_grad():
             for b in batches:
-                loss, hits = forward(b)
+                loss, right = forward(b)
                 k = b["labels"].shape[0]
                 loss_sum += loss.item() * k
-                correct += hits.item()
+                correct += int(right.sum().item())
+                hits.append("".join("1" if x else "0" for x in right.tolist()))
                 n += k
         model.train()
-        return {"loss": loss_sum / n if n else 0.0, "acc": correct / n if n else 0.0, "samples": n}
+        return {"loss": loss_sum / n if n else 0.0, "acc": correct / n if n else 0.0, "samples": n,
+                "hits": "".join(hits)}
 
     # The untimed warm-up pass ftbench's sweep makes once per process
     # (core/train/warmup.h): a throwaway copy trains 3 steps on the first
@@ -208,7 +212,7 @@ def main(argv):
                    "samples": int(b["labels"].shape[0]), "tokens": int(b["attention_mask"].sum().item()),
                    "seq_len": int(b["input_ids"].shape[1])}
             loss_sum += rec["loss"]
-            correct += int(hits.item())
+            correct += int(hits.sum().item())
             samples += rec["samples"]
             steps.append(rec)
         time_s = time.perf_counter() - epoch_start
