@@ -2,9 +2,9 @@
 # The repository's own checkers can fail (tools/check_sizes.py,
 # tools/check_links.py, tools/check_pages.py): each run on a fixture that breaks its rule and on
 # one that keeps it, the exact lines and exit codes pinned.
-#   tests/checker_cases.sh SOURCE_DIR CASE
+#   tests/checker_cases.sh SOURCE_DIR CASE [FTBENCH]   (FTBENCH: the rows_* cases)
 set -uo pipefail
-root="$1"; case_name="$2"
+root="$1"; case_name="$2"; ftbench="${3:-}"
 cd "$root" || exit 1
 fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
 # expect CODE WANT cmd...: exit code CODE and stdout exactly WANT.
@@ -43,6 +43,16 @@ docs/nightly.md:47: a list item of 151 words (at most 150)" python3 tools/check_
   pages_pass_good)
     # 150 words over two lines is within; a fenced block's "- " line is not an item
     expect 0 "" python3 tools/check_pages.py tests/fixtures/pages/good ;;
+  rows_fail_on_unknown_names)
+    # tools/check_rows.py: names in --scenarios lists, rows= and SCENARIOS:- defaults, and the
+    # reference's row table (a prefix* matches a row's start; a command in backticks is not a name)
+    expect 1 "README.md:3: 'nosuch' is not a row of \`ftbench list\`
+tools/run.sh:2: 'ghost' is not a row of \`ftbench list\`
+docs/reference.md:7: 'zero9' is not a row of \`ftbench list\`
+docs/reference.md:9: 'nope*' is not a row of \`ftbench list\`
+check_rows: 12 row names in docs and tools, 4 unknown" python3 tools/check_rows.py "$ftbench" tests/fixtures/rows/bad ;;
+  rows_pass_good)
+    expect 0 "check_rows: 9 row names in docs and tools, 0 unknown" python3 tools/check_rows.py "$ftbench" tests/fixtures/rows/good ;;
   *) fail "unknown case" ;;
 esac
 echo "ok [$case_name]"

@@ -46,6 +46,9 @@ refuses accuracy_summary.py
 refuses peer_ratio_table.py
 refuses peer_ratio_table.py "$tmp/cwd/none"
 refuses first_table.sh
+refuses check_rows.py
+refuses check_rows.py "$tmp/no-such-ftbench" "$root"
+refuses check_rows.py "$root/build/ftbench" "$tmp/cwd"
 refuses two_nodes.sh only-one
 refuses gpu_pack.sh --bogus
 refuses gpu_pack.sh a b c
