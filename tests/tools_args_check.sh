@@ -47,6 +47,8 @@ refuses peer_ratio_table.py
 refuses peer_ratio_table.py "$tmp/cwd/none"
 refuses first_table.sh
 refuses check_rows.py
+refuses fixture_row_suite.sh
+refuses fixture_row_suite.sh a b
 refuses check_rows.py "$tmp/no-such-ftbench" "$root"
 refuses check_rows.py "$root/build/ftbench" "$tmp/cwd"
 refuses two_nodes.sh only-one
