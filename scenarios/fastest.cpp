@@ -3,9 +3,8 @@
 //   fused Adam  one kernel per optimizer step (fused_adam.cpp), where this
 //               LibTorch has it for the device;
 //   bf16        bf16 autocast (amp_bf16.cpp) on CUDA only: on CPUs without
-//               bf16 matmul units it did not help (results/cpu-smoke-*:
-//               amp_bf16 0.29x on 11-29, 1.02x and 3.3 points less test
-//               accuracy on 11-30);
+//               bf16 matmul units it costs time and accuracy (amp_bf16's
+//               row in docs/results.md);
 //   graph       the whole step captured in CUDA graphs (cuda_graph.cpp), one
 //               per bucket length, where the CUDA-graph rows can run.
 // its result's stack lists what this run stacked; the ladder (reports/views/ladder.h)

@@ -24,8 +24,8 @@ out="$(cd "$1" && pwd)"
 clone="$(mktemp -d "$(dirname "$root")/fixture_row_suite.XXXXXX")"
 trap 'rm -rf "$clone"' EXIT
 
-git clone -q "$root" "$clone/ftbench"
-cd "$clone/ftbench"
+git clone -q "$root" "$clone"
+cd "$clone"
 commit="$(git rev-parse --short HEAD)"
 ln -s "$root/.venv" .venv
 cp tests/fixtures/scenarios/fixture_row.cpp scenarios/fixture_row.cpp

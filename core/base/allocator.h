@@ -4,9 +4,9 @@
 // returns memory to the system whenever the top of the heap has 128 KiB free:
 // how a process's tensors are allocated (page faults per step, mmap/munmap per
 // tensor) then depends on its own history, and processes of one command land
-// apart (results/malloc-tunables-2026-12-01: baseline's run-to-run CV 11 % ->
-// 3 % with fixed thresholds). "tuned" fixes both (mmap above 32 MiB only,
-// trim above 1 GiB) with mallopt and exports the same setting in
+// apart (what fixed thresholds change: docs/nightly.md, "What the set
+// showed"). "tuned" fixes both (mmap above 32 MiB only, trim above 1 GiB)
+// with mallopt and exports the same setting in
 // GLIBC_TUNABLES, so every child process (the Python peer, the ranks of a
 // distributed row) allocates under the same rule; "system" leaves glibc's
 // defaults (or whatever GLIBC_TUNABLES the caller set). POSIX/glibc, no LibTorch.

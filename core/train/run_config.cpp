@@ -171,8 +171,7 @@ void apply_smoke(RunConfig& c, bool reviews) {
     // Real reviews are longer and this small model overfits them: its
     // validation accuracy peaks after the first epoch, and 256 tokens beat
     // 128. Batch 64 halves the steps, and with them the seed-to-seed noise of
-    // where the last steps leave the model, and the time (measured:
-    // results/default-imdb-256-2026-12-01, docs/results.md).
+    // where the last steps leave the model, and the time (docs/results.md).
     c.max_length = 256;
     c.epochs = 1;
     c.batch_size = 64;
@@ -185,8 +184,7 @@ void apply_smoke(RunConfig& c, bool reviews) {
 // all-MiniLM-L6-v2 (22.7 M parameters): every review of the archive split
 // 70/10/20 as the reference splits 50,000, truncated to 192 tokens (the
 // reference: 512), 1 epoch (the reference: 3). Length and reviews, not
-// epochs, are what the time buys (measured: results/pretrained-small-*, see
-// docs/results.md). Needs --model (tools/get_pretrained.sh) and --data.
+// epochs, are what the time buys (docs/results.md). Needs --model (tools/get_pretrained.sh) and --data.
 void apply_pretrained_small(RunConfig& c) {
   c.scenarios = {"baseline"};
   c.max_length = 192;

@@ -44,9 +44,9 @@ struct WarmUp {
 // evaluation forward. On a GPU with variable-length batches (padding=longest,
 // or bucketing) it then runs one forward and backward at every training
 // length the run will see and one evaluation forward at every evaluation
-// length: cuDNN builds an execution plan per new shape (15 s of amp's first
-// epoch in results/gpu-2026-11-29), which would otherwise land in the timed
-// loop of whichever row first meets the shape.
+// length: cuDNN builds an execution plan per new shape (seconds each), which
+// would otherwise land in the timed loop of whichever row first meets the
+// shape.
 WarmUp warm_up(const Workload& w, const RunConfig& c, const torch::Device& device, Precision precision, int steps = 3);
 
 }  // namespace ftb

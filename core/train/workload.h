@@ -52,10 +52,10 @@ struct Workload {
 // The loader's prefetch for this process: config.prefetch when >= 0; for -1
 // (auto) 2 when the step runs on a GPU or a core is left over for the loader
 // thread (intra-op threads x the local ranks (LOCAL_WORLD_SIZE) < the cores),
-// else 0. Measured on 2 CPU cores (results/aa-cpu-2026-12-01/README.md): a
-// loader thread beside 2 compute threads made one process land 15-25 % from
-// the next and its first repeat slow; synchronous, 6 processes agreed within
-// 2 %. `reason` says which.
+// else 0: a loader thread competing with compute threads for every core
+// makes processes land apart and first repeats slow, so on a full machine
+// the loader runs in the step's thread (docs/nightly.md, "What the set
+// showed"). `reason` says which.
 int resolve_prefetch(const RunConfig& c, std::string* reason = nullptr);
 
 // Builds the splits, tokenizer and model config; fails (InputError) before any

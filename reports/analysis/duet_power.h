@@ -9,8 +9,8 @@
 // every row of that pair moves by `outlier` toward that side's loss (either
 // side, even odds). A pair's sd from each side's run-to-run sd s and the
 // correlation rho of the two sides' logs: s sqrt(2 (1 - rho)) (pair_sd()):
-// the duet's correlation measured here, 0.92, leaves 40 % of s; taking turns
-// (0.45) 105 %; independent runs (0) 141 %.
+// the higher the correlation the duet reaches, the less of s is left
+// (independent runs: sqrt(2) s; the measured correlations: docs/nightly.md).
 #pragma once
 
 #include <cstdint>

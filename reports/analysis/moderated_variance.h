@@ -1,28 +1,18 @@
 // Per-series variances shrunk toward what the report's series share
-// (empirical Bayes, Smyth 2004, "Linear models and empirical Bayes methods
-// for assessing differential expression", the moderated t of limma), robust
-// to series with an outlying night (their own spread, left out of the pool).
+// (empirical Bayes: Smyth 2004, the moderated t of limma), robust to a series
+// with an outlying night.
 //
-// Each series g has a sample variance s2[g] with d[g] degrees of freedom. The
-// model: s2[g] ~ sigma2[g] chi2(d[g]) / d[g], and the series' true variances
-// scatter around a common s0^2 as 1 / sigma2 ~ chi2(d0) / (d0 s0^2). d0 and
-// s0^2 are fitted from the s2's by the moments of log s2 (digamma, trigamma);
-// a series' moderated variance is (d0 s0^2 + d s2) / (d0 + d) with d0 + d
-// degrees of freedom (at most the pool's total). d0 is fitted at the lower
-// end of what the series support: their spread of log variances taken at its
-// kSpreadConfidence upper confidence bound, since a handful of series can
-// look alike by chance. Series that differ a lot get
-// a small d0 (each keeps its own spread); series alike get a large one (the
-// pool). A series whose s2 is improbably large for the prior fitted on the
-// other series (upper tail of F(d, d0) below `outlier_alpha`) is an outlier:
-// it keeps its own s2 and df and is left out of the fit, which is then
-// redone — so one scenario's bad night neither blinds the others nor is
-// hidden by them.
-//
-// Why not the pooled variance with an F-test per series (the rule before):
-// noise that differs by scenario (this project's calibrations: 11 %, 5 %,
-// 11 %, 2.2 % between nights) made the quieter pool judge the noisier
-// scenarios, and an outlying series stayed in the pool it was tested against.
+// Series g has a sample variance s2[g] on d[g] degrees of freedom; the true
+// variances scatter as 1 / sigma2 ~ chi2(d0) / (d0 s0^2), with d0 and s0^2
+// fitted from the moments of log s2 (d0 at the lower end the series support:
+// their spread of log variances at its kSpreadConfidence upper bound, since a
+// handful of series can look alike by chance). A series' moderated variance
+// is (d0 s0^2 + d s2) / (d0 + d) on d0 + d degrees of freedom (at most the
+// pool's total): series that differ keep their own spread, alike ones pool.
+// A series improbably noisy for the prior fitted on the others (upper tail of
+// F(d, d0) below `outlier_alpha`) keeps its own s2 and df and is left out of
+// the fit, which is redone. Why moderated and not pooled: scenarios' noise
+// differs, and a pool judges the noisier ones by the quieter (docs/nightly.md).
 // Pure, deterministic, no LibTorch.
 #pragma once
 

@@ -332,33 +332,36 @@ int fewest(int most, Fits fits) {
   return hi;
 }
 
-// The called part of verdict.h's one rule: the family's one-sided test
-// toward the side the change lies on rejected, and the change at or beyond
-// min_effect; anything else is "same" until resolve() asks its interval
-// (with the nightly rule's own noise model for what would settle it).
-Verdict called(const NightVerdict& v, Direction direction, bool worse, bool better, double min_effect) {
-  const double bad = direction == Direction::higher_is_better ? -v.change : v.change;
-  const double diff = std::log1p(v.change);
-  const Decision d = decide({diff, diff, diff, 0.95, {}, {}}, {min_effect, bad > 0 ? worse : better, direction, 0});
-  return d.verdict == Verdict::worse || d.verdict == Verdict::better ? d.verdict : Verdict::same;
+double interval_quantile(const NightlyRule& rule, double df) {
+  return df > 0 ? t_quantile((1 + rule.interval_level) / 2, df) : 0.0;
 }
 
-// "Same" or "cannot tell" (resolution.h's within_effect, as compare and
-// regress against baseline runs say it), and where not, the runs or nights
-// that would settle it at this noise if the estimate holds: the planned
-// half-width at most resolution.h's settling_half_width, the target every
-// rule plans toward; the noise model is the nightly rule's own.
-// More runs tonight leave the between-night estimate and its df as they
-// are; each more night of history adds one df to it.
-void resolve(NightVerdict& v, const SeriesFit& f, const SeriesNoise& n, const NightlyRule& rule, double effect) {
+// verdict.h's one rule on the night's change: its interval at
+// rule.interval_level (the test's se and df), the family's one-sided test
+// toward the side the change lies on, min_effect, and the series' calibrated
+// minimum detectable change for "same".
+void decide_night(NightVerdict& v, const NightSeries& s, bool worse, bool better, const NightlyRule& rule) {
   const double diff = std::log1p(v.change);
-  auto quantile = [&](double df) { return df > 0 ? t_quantile((1 + rule.interval_level) / 2, df) : 0.0; };
-  const double q = quantile(v.df), h = v.se > 0 ? q * v.se : 0.0;
-  v.low = std::expm1(diff - h);
-  v.high = std::expm1(diff + h);
-  v.same_within = effect;
-  if (within_effect(diff - h, diff + h, effect)) return;
-  v.outcome = Verdict::cannot_tell;
+  const double h = v.se > 0 ? interval_quantile(rule, v.df) * v.se : 0.0;
+  const double bad = s.direction == Direction::higher_is_better ? -v.change : v.change;
+  const Decision d = decide({diff, diff - h, diff + h, rule.interval_level, {}, {}},
+                            {rule.min_effect, bad > 0 ? worse : better, s.direction, s.same_within});
+  v.outcome = d.verdict;
+  v.why = d.reason.ruling;
+  v.low = d.reason.low;
+  v.high = d.reason.high;
+  v.same_within = d.reason.same_within;
+}
+
+// A cannot tell's plan: the runs or nights that would settle it at this
+// noise if the estimate holds: the planned half-width at most resolution.h's
+// settling_half_width, the target every rule plans toward; the noise model
+// is the nightly rule's own. More runs tonight leave the between-night
+// estimate and its df as they are; each more night of history adds one df.
+void plan_settling(NightVerdict& v, const SeriesFit& f, const SeriesNoise& n, const NightlyRule& rule) {
+  const double diff = std::log1p(v.change), effect = v.same_within;
+  auto quantile = [&](double df) { return interval_quantile(rule, df); };
+  const double q = quantile(v.df);
   const double target = settling_half_width(diff, effect);
   const double R = static_cast<double>(f.reference.size());
   // With `nights` more nights of history (each one more df) and `runs` more runs tonight.
@@ -473,9 +476,8 @@ std::vector<NightVerdict> judge(const std::vector<NightSeries>& original, const 
   for (size_t i = 0; i < series.size(); ++i) {
     NightVerdict& v = out[i];
     if (fits[i].judged) {
-      v.outcome = called(v, series[i].direction, worse[i], better[i], rule.min_effect);
-      if (v.outcome == Verdict::same)
-        resolve(v, fits[i], noise[i], rule, std::max(rule.min_effect, series[i].same_within));
+      decide_night(v, series[i], worse[i], better[i], rule);
+      if (v.outcome == Verdict::cannot_tell) plan_settling(v, fits[i], noise[i], rule);
     }
     finish(v, fits[i], clean[i], original[i].nights.size());
   }

@@ -1,55 +1,20 @@
-// The nightly gate: tonight's run against the series of earlier nights of the
-// same machine, preset and config, one series per scenario (and metric), all
-// series of one report judged together.
+// The nightly gate: tonight's run against the earlier nights of the same
+// machine, preset and config, one series per scenario (and metric), all
+// series of one report judged together. In order: each night's level is the
+// median of its log repeats; tonight is judged against the level since the
+// series' last change point (change_points.h), so a step the history already
+// shows is named, not failed again every night; each level's noise is the
+// series' own spread of its nights moderated toward what the report's series
+// share (moderated_variance.h), never below the within-run part, joined with
+// a calibrate noise file where given, an outlying night left out; a
+// one-sided t-test (Satterthwaite's df) of tonight's level, several runs
+// tonight counted as independent runs, with Holm over the report's series at
+// family_alpha; verdict.h's decide() says regressed, same or cannot tell
+// (with what would settle it, modelled). The rule step by step, with its
+// reasons: docs/nightly.md ("The throughput rule, step by step"); its rates:
+// tests/test_nightly.cpp and tests/test_nightly_simulation.cpp.
 //
-//   1. Each night's level is the median of its log repeats (two_level.h).
-//   2. Change points (change_points.h) over the history's levels and
-//      tonight's: tonight is judged against the level since the last one, so
-//      a step the history already shows is named (with its commits) instead
-//      of failing every later night. A change point at the last history night
-//      (a new level of that night and tonight) counts only if that night was
-//      flagged when it ran; otherwise the step is tonight's as well, and
-//      tonight is judged against the level before it.
-//   3. The noise of a night's level: each series' own spread of its history
-//      levels (around their segments' means), moderated toward what the
-//      report's series share by empirical Bayes (moderated_variance.h: the
-//      prior's strength d0 is fitted from how much the series' spreads
-//      differ, so scenarios whose noise differs keep their own, alike ones
-//      pool), with d0 + df degrees of freedom; a series whose spread is
-//      improbably large for the others (an outlying night, a noisy scenario;
-//      upper tail at heterogeneity_alpha) keeps its own spread and df and is
-//      left out of what the others share. A level varies at least by its
-//      within-run part (from every repeat of the history): a floor when a
-//      short history happens to look calm. A calibrate noise file adds its
-//      run-to-run estimate, weighted by its degrees of freedom (not to a
-//      series on its own spread). History nights without a positive value
-//      are left out, named in the note. The change points' test is chosen
-//      after the split that maximises the energy statistic, so its p is not
-//      a false-positive rate: tests/test_change_points.cpp measures that.
-//   4. A one-sided t-test (Satterthwaite's degrees of freedom) of tonight's
-//      level against the reference level; tonight may be several runs (a
-//      confirmation rerun after a first alarm): independent runs, so
-//      tonight's level is the mean of their levels and its variance a run
-//      level's over their number, Var = level/R + sum_k run_k / K^2 (K = 1:
-//      the one-run rule exactly; tests/test_nightly_simulation.cpp measures
-//      the rerun workflow's false alarms); Holm's step-down procedure over
-//      every series of the report keeps the whole report's false-alarm rate
-//      at family_alpha; a regression also needs a change beyond min_effect.
-//   5. "Same" is said only where the change's interval (interval_level,
-//      two-sided, at the test's se and df) lies inside +-min_effect; where it
-//      still includes a change beyond it (and no regression or improvement
-//      was called) the verdict is cannot_tell, with what would settle it at
-//      the measured noise: further runs tonight, or further nights of
-//      history (modelled from the noise, not measured).
-//   A history night improbably far from its series' level (the deleted
-//   residual's t at its df, Bonferroni over the history's nights, below
-//   outlier_alpha; the level's within-run part as a floor) is left out of
-//   that series' spread and reference (named in the verdict): one outlying
-//   night makes neither its series an outlier of the report's pool nor its
-//   reference level wrong.
-//
-// Pure: no LibTorch, no I/O. `ftbench regress` and `history show` call it;
-// tests/test_nightly.cpp holds it to its rates by simulation.
+// Pure: no LibTorch, no I/O. `ftbench regress` and `history show` call it.
 #pragma once
 
 #include <limits>
@@ -104,6 +69,9 @@ struct NightVerdict {
   bool own_spread = false;    // an outlier among the report's series: judged on its own spread
   int outlying_night = -1;    // a history night (index) left out of the spread and reference as an outlier
   double outlying_p = std::numeric_limits<double>::quiet_NaN();  // its p (Bonferroni over the nights)
+  // verdict.h's reason: why the verdict is what it is (called, settled, or
+  // open: interval_reaches, beyond_not_called; no_noise_estimate unjudged).
+  Ruling why = Ruling::no_noise_estimate;
   // The change's interval at rule.interval_level (relative; NaN where not judged).
   double low = std::numeric_limits<double>::quiet_NaN(), high = std::numeric_limits<double>::quiet_NaN();
   // A cannot_tell: what would settle it at the measured noise, if the

@@ -162,7 +162,7 @@ void describe_night(MetricVerdict& v, const stats::NightVerdict& n, const std::v
     for (int k : n.left_out)
       if (k >= 0 && k < static_cast<int>(runs.size())) v.left_out.push_back(run_words(runs[k].run));
   if (n.outcome == stats::Verdict::cannot_tell) {
-    v.why = stats::open_ruling(n.low, n.high, n.same_within);
+    v.why = n.why;
     v.why_open = stats::cannot_tell_text(n, rule);
   }
   if (n.outcome == stats::Verdict::insufficient)

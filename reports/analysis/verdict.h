@@ -23,6 +23,13 @@
 //                 reaches beyond +-same_within, or lies entirely beyond it but
 //                 the test at the family's level did not call it) and what
 //                 would settle it (resolution.h: further runs, modelled).
+// What differs between judges is what they hand decide(), by design: the
+// family's test is compare's two-sided one (its question: faster or slower,
+// either way a finding) and the nightly rule's and regress's one-sided one
+// toward the side the change lies on (their question: did tonight get worse,
+// or better); min_detectable_change is calibrate's, simulated through the
+// nightly rule's design (history nights), so only that rule and regress pass
+// it; compare's design (runs against runs) passes 0.
 // No I/O, deterministic.
 #pragma once
 
