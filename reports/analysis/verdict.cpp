@@ -93,9 +93,4 @@ std::string cannot_tell_reason(Ruling r) {
   return interval_too_wide(r) ? "interval too wide" : "";
 }
 
-Ruling open_ruling(double low, double high, double same_within) {
-  return entirely_beyond(std::log1p(low), std::log1p(high), same_within) ? Ruling::beyond_not_called
-                                                                         : Ruling::interval_reaches;
-}
-
 }  // namespace ftb::stats

@@ -98,9 +98,6 @@ Decision decide(const Change& c, const Judgement& j);
 // (regress.json's and compare.json's cannot_tell_reason).
 bool interval_too_wide(Ruling r);
 std::string cannot_tell_reason(Ruling r);
-// The open ruling of an interval (relative bounds) against +-same_within:
-// beyond_not_called where it lies entirely beyond, else interval_reaches.
-Ruling open_ruling(double low, double high, double same_within);
 
 // One line, for Markdown and notes: "the 95 % interval of the change, -9.5 %
 // to -3.5 %, lies entirely beyond -3 %, but the test at the family's level
