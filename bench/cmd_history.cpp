@@ -69,7 +69,7 @@ int show(const ShowArgs& a) {
     std::cout << "\n" << trend_markdown(scenario, metric, points);
     if (!a.out.empty()) {
       const std::string path = a.out + "/" + trend_chart_file_name(scenario);
-      write_file_atomic(path, json_file_text(trend_chart(scenario, metric, points, a.window)));
+      write_file_atomic(path, json_file_text(trend_chart(scenario, metric, points, o)));
       std::cerr << "wrote " << path << "\n";
     }
   }

@@ -47,7 +47,7 @@ TEST_CASE("trend: each run judged against the runs before it, the chart marks th
   CHECK(md.find("| cannot tell (") != std::string::npos);
   CHECK(md.find("- c3 (" + night_time(3) + "): the change's 95 % interval") != std::string::npos);
 
-  const json spec = trend_chart("baseline", Metric::train_samples_per_s, points, 20);
+  const json spec = trend_chart("baseline", Metric::train_samples_per_s, points, TrendOptions{});
   CHECK(spec.at("$schema") == "https://vega.github.io/schema/vega-lite/v5.json");
   REQUIRE(spec.at("data").at("values").size() == 9);
   CHECK(spec["data"]["values"][8]["verdict"] == "regressed");
@@ -58,6 +58,21 @@ TEST_CASE("trend: each run judged against the runs before it, the chart marks th
                                            std::string::npos)
       has_regressed_layer = layer["mark"]["shape"] == "triangle-down";
   CHECK(has_regressed_layer);
+  // One tick per run named by its date, time and commit (a temporal axis
+  // labelled nightly runs "12 PM"); each judged run's reference level and
+  // +-min_effect band; unjudged runs have none.
+  const json& v8 = spec["data"]["values"][8];
+  CHECK(v8["run"] == "11-01 08:00 c8");
+  CHECK(spec["layer"][0]["encoding"]["x"]["type"] == "ordinal");
+  REQUIRE(v8["reference"].is_number());
+  CHECK(v8["band_low"].get<double>() == doctest::Approx(0.97 * v8["reference"].get<double>()));
+  CHECK(v8["band_high"].get<double>() == doctest::Approx(1.03 * v8["reference"].get<double>()));
+  CHECK(spec["data"]["values"][0]["reference"].is_null());  // insufficient: nothing to judge against
+  bool rings_cannot_tell = false;
+  for (const auto& layer : spec.at("layer"))
+    if (layer.contains("transform") && layer["transform"][0]["filter"] == "datum.verdict === 'cannot tell'")
+      rings_cannot_tell = layer["mark"]["filled"] == false;
+  CHECK(rings_cannot_tell);
   CHECK(trend_chart_file_name("a/b c") == "trend_a_b_c.vl.json");
 }
 
@@ -78,7 +93,7 @@ TEST_CASE("trend: a step over several nights is a change point with its commit r
   }
   const std::string md = trend_markdown("baseline", Metric::train_samples_per_s, points);
   CHECK(md.find("between c7 (" + night_time(7) + ") and c8 (" + night_time(8) + ")") != std::string::npos);
-  const json spec = trend_chart("baseline", Metric::train_samples_per_s, points, 20);
+  const json spec = trend_chart("baseline", Metric::train_samples_per_s, points, TrendOptions{});
   CHECK(spec["data"]["values"][8]["change_point"] == true);
 }
 

@@ -8,7 +8,7 @@
 #   regress-night11.md  night 11 after nights 9-10 were accepted: the step is
 #                       named once with its commits, no alarm (exit 0)
 #   history.md          `history show`: the trend with its change point
-#   trend_baseline.vl.json
+#   trend_baseline.vl.json, .svg, .png   the trend as a picture (tools/render_charts.py)
 #
 #   tools/nightly_example.sh OUT_DIR [FTBENCH]
 set -euo pipefail
@@ -52,4 +52,5 @@ transcript "$out/regress-night11.md" "$ftbench" regress --history history.db --c
 "$ftbench" history add "$db" "$work/n11.json" "$work/n12.json" >/dev/null
 transcript "$out/history.md" "$ftbench" history show history.db --scenario baseline --out charts
 cp charts/trend_baseline.vl.json "$out/"
-echo "wrote $out/regress-night9.md, regress-night11.md, history.md, trend_baseline.vl.json"
+"$root/.venv/bin/python" "$root/tools/render_charts.py" "$out" > /dev/null
+echo "wrote $out/regress-night9.md, regress-night11.md, history.md, trend_baseline.vl.json, .svg, .png"
