@@ -38,6 +38,8 @@ docs/page.md:4: link ../nowhere/: no such file or folder" python3 tools/check_li
     expect 0 "" python3 tools/check_links.py --root "$links/good" ;;
   pages_fail_on_issue_late_recipe_long_item)
     expect 1 "README.md:3: speaks of an issue (issue 36)
+README.md:4: speaks of an issue (the issue's)
+README.md:5: speaks of the project's past (predates)
 docs/nightly.md:1: no sh block in its first 40 lines (the recipe first)
 docs/nightly.md:47: a list item of 151 words (at most 150)" python3 tools/check_pages.py tests/fixtures/pages/bad ;;
   pages_pass_good)

@@ -21,9 +21,9 @@ import pathlib
 import re
 import sys
 
-ISSUE = re.compile(r"\bissues? \d+", re.I)
+ISSUE = re.compile(r"\bissues? \d+|\bthe issue's\b", re.I)
 ITEM = re.compile(r"^(\s*)(- |\d+\. )")
-PAST = re.compile(r"\b(used to (?:hide|be|say|call|print|read)|no longer|once did|moved from|since then|now defaults)\b",
+PAST = re.compile(r"\b(used to (?:hide|be|say|call|print|read)|no longer|once did|moved from|since then|now defaults|predates)\b",
                   re.I)
 INCLUDE_OPEN = re.compile(r"<!-- include: \S+ -->")
 

@@ -8,7 +8,9 @@
 # keeps build/ftbench there and judges nothing); FTB_BUDGET_S: the budget
 # (default 900); FTB_DUET_ARGS: the run flags both sides get (default the
 # smoke preset's three single-process rows, one epoch, one repeat). Exit: 0 passed (same or better), 1 a row regressed or a
-# side failed (the reference stays), 2 bad input.
+# side failed (the reference stays), 2 bad input. A night whose rows include
+# a cannot tell exits 0 (no regression seen) but does not promote: the
+# reference stays until a night settles every row.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ref=${FTB_REFERENCE:-ref/ftbench}
@@ -21,8 +23,17 @@ fi
 read -ra run <<<"${FTB_DUET_ARGS:---preset smoke --scenarios baseline,fused_adam,amp_bf16 --repeats 1 epochs=1}"
 build/ftbench duet --a "$ref" --b build/ftbench --out "$out" --budget-s "${FTB_BUDGET_S:-900}" "${run[@]}"
 rc=$?
+# The rows the budget left open (duet.json rows[].verdict "cannot tell").
+open_rows() {
+  python3 -c 'import json, sys; print(" ".join(r["scenario"] for r in json.load(open(sys.argv[1]))["rows"] if r.get("verdict") == "cannot tell"))' "$out/duet.json"
+}
 case $rc in
-  0) promote && echo "passed: build/ftbench is the new reference ($out/duet.md)" ;;
+  0) open="$(open_rows)"
+     if [ -n "$open" ]; then
+       echo "no regression, but cannot tell for: $open; the reference stays ($out/duet.md says what each ruled out)"
+     else
+       promote && echo "passed: build/ftbench is the new reference ($out/duet.md)"
+     fi ;;
   1) echo "regressed or a side failed: the reference stays; $out/duet.md names the rows and the change" ;;
   *) echo "bad input (exit $rc): nothing judged" ;;
 esac
