@@ -43,7 +43,8 @@ window.addEventListener('load', () => {
       if (b.left < box.left - %(slack)s || b.right > box.right + %(slack)s ||
           b.top < box.top - %(slack)s || b.bottom > box.bottom + %(slack)s) {
         clipped++;
-        if (!first) first = t.textContent.trim().slice(0, 60);
+        const over = Math.max(box.left - b.left, b.right - box.right, box.top - b.top, b.bottom - box.bottom);
+        if (!first) first = t.textContent.trim().slice(0, 60) + ' (' + over.toFixed(1) + ' px out)';
       }
     });
     out.push('labels ' + div.dataset.name + ' ' + texts + ' ' + clipped + ' ' + encodeURIComponent(first));

@@ -16,12 +16,18 @@ Prints one line per file written. Exit status: 0 all rendered; 1 a chart
 failed (the others are still written; stderr names it); 3 vl_convert is not
 importable. Files are replaced atomically (temporary file + rename).
 """
+import json
 import os
 import pathlib
 import re
 import sys
 
 PNG_SCALE = 2  # PNG pixels per SVG unit: sharp on high-DPI screens and in slides
+# Vega sizes a chart by the renderer's font; a reader's browser draws the SVG's
+# text in its own sans-serif, which may run wider (Chromium's DejaVu Sans:
+# legend and title lines up to ~10 px past the edge, tests/page_images_check.py).
+# A spec that sets no padding gets this much room on every side.
+BROWSER_SLACK_PX = 24
 
 
 def write_atomic(path: pathlib.Path, data: bytes) -> None:
@@ -63,7 +69,8 @@ def main(dirs: list) -> int:
         for spec_path in specs:
             name = spec_path.name[: -len(".vl.json")]
             try:
-                spec = spec_path.read_text()
+                spec = json.loads(spec_path.read_text())
+                spec.setdefault("padding", BROWSER_SLACK_PX)
                 svg = prefix_ids(vlc.vegalite_to_svg(spec), name)
                 png = vlc.vegalite_to_png(spec, scale=PNG_SCALE)
             except Exception as e:  # one bad chart must not cost the others

@@ -114,8 +114,8 @@ json compare_chart_spec(const std::vector<PairComparison>& pairs, const CompareR
   return {{"$schema", kVegaLiteSchema},
           {"title",
            {{"text", "B / A throughput, 95 % intervals over runs"},
-            {"subtitle", {"A = " + short_name(reference), "grey band: +-" + band_words +
-                                                             " % (the minimum effect); dashed: 1.0"}}}},
+            {"subtitle", wrapped_lines({"A = " + short_name(reference),
+                                         "grey band: +-" + band_words + " % (the minimum effect); dashed: 1.0"})}}},
           {"description", "ftbench compare: ratio of the runs' levels per scenario, its interval and verdict"},
           {"data", {{"values", std::move(values)}}},
           {"facet", {{"row", {{"field", "metric"}, {"type", "nominal"}, {"title", nullptr}}}}},

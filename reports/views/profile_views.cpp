@@ -1,4 +1,5 @@
 #include "reports/views/profile_views.h"
+#include "reports/views/vega.h"
 
 #include "core/base/text_format.h"
 #include "reports/analysis/profile.h"
@@ -105,8 +106,8 @@ std::optional<nlohmann::json> profile_chart_spec(const Report& report, const std
   return nlohmann::json{
       {"$schema", "https://vega.github.io/schema/vega-lite/v5.json"},
       {"title",
-       {{"text", "where a profiled step's time goes, by operator category (" + what + ")"},
-        {"subtitle", {subtitle, "untimed profiling pass after the timed repeats (`run --profile`); ms per step"}},
+       {{"text", wrapped_lines({"where a profiled step's time goes, by operator category (" + what + ")"}, kTitleLineChars - 20)},
+        {"subtitle", wrapped_lines({subtitle, "untimed profiling pass after the timed repeats (`run --profile`); ms per step"})},
         {"anchor", "start"}}},
       {"description", "ftbench profile (generated from report.json)"},
       {"data", {{"values", values}}},

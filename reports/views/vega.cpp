@@ -17,16 +17,37 @@ namespace ftb {
 
 using nlohmann::json;
 
+json wrapped_lines(const std::vector<std::string>& lines, std::size_t width) {
+  json out = json::array();
+  for (const auto& line : lines) {
+    std::string current;
+    std::size_t at = 0;
+    while (at <= line.size()) {
+      std::size_t end = line.find(' ', at);
+      if (end == std::string::npos) end = line.size();
+      const std::string word = line.substr(at, end - at);
+      if (!current.empty() && current.size() + 1 + word.size() > width) {
+        out.push_back(current);
+        current.clear();
+      }
+      current += (current.empty() ? "" : " ") + word;
+      at = end + 1;
+    }
+    out.push_back(current);
+  }
+  return out;
+}
+
 namespace {
 
 // ---- titles ----------------------------------------------------------------
 
 // Title with the report's subtitle line, plus `extra` lines (what is not drawn, marker legends).
 json chart_title(const std::string& text, const std::string& subtitle, const std::vector<std::string>& extra = {}) {
-  json lines = json::array({subtitle});
+  std::vector<std::string> lines = {subtitle};
   for (const auto& l : extra)
     if (!l.empty()) lines.push_back(l);
-  return {{"text", text}, {"subtitle", lines}, {"anchor", "start"}};
+  return {{"text", wrapped_lines({text}, kTitleLineChars - 20)}, {"subtitle", wrapped_lines(lines)}, {"anchor", "start"}};
 }
 
 json base_spec(const std::string& name, json title, json values) {

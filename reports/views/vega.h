@@ -20,6 +20,13 @@
 namespace ftb {
 
 inline constexpr const char* kVegaLiteSchema = "https://vega.github.io/schema/vega-lite/v5.json";
+// Title and subtitle lines wrapped at spaces to at most this many characters:
+// Vega does not wrap a title, and a reader's browser font may run wider than
+// the renderer's (tests/page_images_check.py finds a line past the picture).
+inline constexpr std::size_t kTitleLineChars = 60;
+// Each line wrapped at spaces to at most `width` characters (a longer word
+// stays whole), as a JSON array of lines.
+nlohmann::json wrapped_lines(const std::vector<std::string>& lines, std::size_t width = kTitleLineChars);
 // Points per scenario in the loss chart: enough to show the curve, small
 // enough that a 3-epoch paper run (8,748 steps) stays a light file.
 inline constexpr size_t kLossChartMaxPoints = 500;
