@@ -6,13 +6,18 @@
 // rule's false alarms over the runs' A/A pairs, and the minimum detectable
 // change; `regress --noise` and `compare --noise` read it.
 // `--reports R1 R2 ...` analyses runs made before instead of running.
+// `--duet-file F ...` (A/A duet.json files, `ftbench duet`) prints both
+// designs' minimum detectable slowdown side by side: the nightly rule at
+// this set's noise, the duet at each file's measured pair sd.
 #include <chrono>
 #include <iostream>
+#include <set>
 #include <stdexcept>
 
 #include <sys/wait.h>
 
 #include "bench/commands.h"
+#include "bench/power_duet.h"
 #include "bench/run_flags.h"
 #include "core/base/errors.h"
 #include "core/base/files.h"
@@ -29,7 +34,7 @@ namespace {
 struct CalibrateArgs {
   RunArgs run;
   std::string out;
-  std::vector<std::string> reports;
+  std::vector<std::string> reports, duet_files;
   int runs = 5, window = 20;
 };
 
@@ -92,8 +97,44 @@ void print_calibration(const CalibrateArgs& a, const std::vector<Report>& report
             << "\nnoise: " << a.out << "/noise.json\n";
 }
 
+// Both designs' minimum detectable slowdown (90 %) on this machine, one line
+// per scenario and design: the nightly rule at this A/A set's throughput
+// noise, the duet at each A/A duet file's measured pair sd.
+void print_both_designs(const CalibrateArgs& a, const NoiseFile& noise,
+                        const std::vector<MeasuredPair>& measured) {
+  std::vector<std::vector<std::string>> rows = {
+      {"scenario", "design", "measured on", "sd (run to run; duet: of a pair's log ratio)",
+       "min detectable slowdown (90 %)"}};
+  const DuetPowerArgs duet;  // the duet's default design: `ftbench duet`'s looks, alpha, same-risk, min effect
+  std::set<std::string> names;
+  for (const auto& [scenario, metrics] : noise.scenarios) names.insert(scenario);
+  for (const auto& m : measured) names.insert(m.scenario);
+  for (const auto& scenario : names) {
+    if (const auto it = noise.scenarios.find(scenario); it != noise.scenarios.end())
+      if (const auto e = it->second.find(Metric::train_samples_per_s); e != it->second.end())
+        rows.push_back({scenario,
+                        "nightly rule, " + std::to_string(a.window) + " nights of history, " +
+                            std::to_string(e->second.repeats / std::max(1, e->second.runs)) + " repeat(s) a night",
+                        std::to_string(e->second.runs) + " A/A runs (" + a.out + "/noise.json)",
+                        percent(e->second.run_cv), percent(e->second.min_detectable_change)});
+    for (const auto& m : measured)
+      if (m.scenario == scenario)
+        rows.push_back({scenario, m.mode == "duet" ? "duet, both at once" : "duet, one side after the other", m.file,
+                        percent(m.pair_sd), percent(duet_min_detectable_at(duet, m.pair_sd))});
+  }
+  std::cout << "\n## Both designs on this machine: the smallest slowdown caught 90 % of the time\n\n"
+            << format_table(rows, {false, false, false, true, true}, TableStyle::markdown)
+            << "\nModelled: each a simulation of its design at the measured sd (the nightly rule: these runs' "
+               "train_samples_per_s noise; the duet: its default design, looks "
+            << duet.design.looks.front() << " to " << duet.design.looks.back() << " pairs, "
+            << percent(duet.noise.outlier_share) << " of pairs with one side " << percent(duet.noise.outlier)
+            << " off on top, `ftbench power --duet` prints its curves). The designs' runs may differ in preset, rows "
+               "and repeats: each line names what it was measured on.\n";
+}
+
 int calibrate(const CalibrateArgs& a) {
   if (a.window < 1) input_error("--window", "must be at least 1");
+  const std::vector<MeasuredPair> measured = measured_pair_sds(a.duet_files);  // bad files fail before any run
   std::vector<Report> reports;
   std::vector<std::string> where;
   int code = 0;
@@ -136,6 +177,7 @@ int calibrate(const CalibrateArgs& a) {
   write_file_atomic(a.out + "/noise.json", json_file_text(to_json(noise)));
 
   print_calibration(a, reports, key, noise);
+  if (!a.duet_files.empty()) print_both_designs(a, noise, measured);
   return code;
 }
 
@@ -151,6 +193,8 @@ Command add_calibrate_command(CLI::App& app) {
                                            "running");
   sub->add_option("--out", a->out, "folder for run-K/ and noise.json")->required();
   sub->add_option("--window", a->window, "history window the minimum detectable change assumes (default 20)");
+  sub->add_option("--duet-file", a->duet_files, "A/A duet.json files (`ftbench duet`): also print both designs' "
+                                                "minimum detectable slowdown side by side");
   return {sub, [a] { return calibrate(*a); }};
 }
 

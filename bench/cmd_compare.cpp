@@ -2,7 +2,8 @@
 // builds side by side (reports/analysis/compare.h), the run as the unit.
 // Markdown to stdout; with --out DIR also compare.md, compare.json and the
 // chart spec compare.vl.json. Reports of different configs are refused
-// (exit 2, naming the keys) unless --force.
+// (exit 2, naming the keys) unless --force. One duet.json: its two sides,
+// judged pair by pair (bench/duet_report.h).
 #include <iostream>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "bench/commands.h"
+#include "bench/duet_report.h"
 #include "core/base/errors.h"
 #include "core/base/files.h"
 #include "reports/analysis/compare.h"
@@ -72,12 +74,31 @@ void check_side(const Side& side, const std::string& flag) {
   }
 }
 
+// One duet.json: its side B against its side A, pair by pair (the duet's
+// judge, its own design); --out DIR also writes compare.md and duet.json.
+int compare_duet(const CompareArgs& args) {
+  if (!args.noise.empty()) input_error("--noise", "a duet is judged on its pairs' own spread; it takes no noise file");
+  if (!args.out.empty()) check_writable_directory(args.out, "--out");
+  DuetJob job = read_duet_file(args.reports.front());
+  rejudge(job);
+  const std::string markdown = duet_markdown(job);
+  std::cout << markdown;
+  if (!args.out.empty()) {
+    write_file_atomic(args.out + "/compare.md", markdown);
+    write_file_atomic(args.out + "/duet.json", json_file_text(duet_json(job)));
+    std::cerr << "wrote " << args.out << "/compare.md, duet.json\n";
+  }
+  return 0;
+}
+
 int run(const CompareArgs& args) {
+  if (args.reports.size() == 1 && is_duet_file(args.reports.front())) return compare_duet(args);
   if (!args.reports.empty() && (!args.a.empty() || !args.b.empty()))
     input_error("--a", "give reports either as arguments (A B [C ...], one run each) or as --a ... --b ..., not both");
   if (args.reports.empty() && (args.a.empty() || args.b.empty()))
     input_error(args.a.empty() ? "--a" : "--b", "both --a and --b need at least one report (or a folder of runs)");
-  if (args.reports.size() == 1) input_error("reports", "at least two reports: the reference, then one to compare");
+  if (args.reports.size() == 1)
+    input_error("reports", "at least two reports: the reference, then one to compare (or one duet.json)");
   std::vector<Side> sides;
   if (!args.reports.empty()) {
     for (const auto& r : args.reports) sides.push_back(read_side({r}));
@@ -119,7 +140,8 @@ Command add_compare_command(CLI::App& app) {
                                  "compare runs (machines, builds): A B [C ...] (one run each, the first the reference) "
                                  "or --a R1 R2 ... --b S1 S2 ... (several runs a side); throughput ratios with 95 % "
                                  "intervals over runs and verdicts per scenario, geometric mean, environment diff");
-  sub->add_option("reports", args->reports, "report.json files (or run folders), the reference first");
+  sub->add_option("reports", args->reports, "report.json files (or run folders), the reference first; or one "
+                                            "duet.json (`ftbench duet`): its side B against its side A, pair by pair");
   sub->add_option("--a", args->a, "the reference side's runs: report.json files, run folders, or a folder of runs");
   sub->add_option("--b", args->b, "the other side's runs");
   sub->add_option("--noise", args->noise, "noise.json from `ftbench calibrate`: the run-to-run noise, so a side of "

@@ -11,7 +11,6 @@
 // (alternating which goes first), for machines that cannot host both.
 // Exit: 0 no row slower, 1 a row slower or a side failed, 2 bad input.
 #include <chrono>
-#include <fstream>
 #include <cmath>
 #include <iostream>
 #include <algorithm>
@@ -26,6 +25,7 @@
 #include "bench/run_flags.h"
 #include "core/base/errors.h"
 #include "core/base/files.h"
+#include "core/base/fnv_hash.h"
 #include "core/measure/device.h"
 #include "reports/record/report.h"
 #include "scenarios/parallel/rank_protocol.h"
@@ -111,8 +111,8 @@ DuetJob plan_job(DuetArgs& a) {
   for (const auto* env : {&a.a_env, &a.b_env})
     for (const auto& kv : *env)
       if (kv.find('=') == std::string::npos || kv.front() == '=') input_error("--a-env/--b-env", "'" + kv + "' is not KEY=VALUE");
-  job.a = {a.a_exe, side_args(a.a_set), a.a_env};
-  job.b = {a.b_exe, side_args(a.b_set), a.b_env};
+  job.a = {a.a_exe, side_args(a.a_set), a.a_env, fnv1a64_hex(read_text_file(a.a_exe))};
+  job.b = {a.b_exe, side_args(a.b_set), a.b_env, fnv1a64_hex(read_text_file(a.b_exe))};
   return job;
 }
 
@@ -144,15 +144,7 @@ bool next_pair_fits(const DuetJob& job, double elapsed_s) {
 // --rejudge FILE: the verdicts of a recorded job judged again (its own
 // design, or the design flags given), printed; nothing run, nothing written.
 int rejudge_duet(const DuetArgs& a, const CLI::App& sub) {
-  std::ifstream in(a.rejudge);
-  if (!in) input_error(a.rejudge, "cannot be read");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    input_error(a.rejudge, std::string("is not JSON: ") + e.what());
-  }
-  DuetJob job = duet_from_json(j, a.rejudge);
+  DuetJob job = read_duet_file(a.rejudge);
   if (sub.count("--looks")) job.design.looks = a.design.looks;
   if (sub.count("--alpha")) job.design.family_alpha = a.design.family_alpha;
   if (sub.count("--same-risk")) job.design.same_risk = a.design.same_risk;

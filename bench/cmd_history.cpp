@@ -19,28 +19,69 @@ struct AddArgs {
   std::vector<std::string> reports;
 };
 
+// ", N duet jobs" where the history holds any.
+std::string duet_jobs(const HistoryStore& store) {
+  const int64_t n = store.duet_count();
+  return n > 0 ? ", " + std::to_string(n) + " duet job" + (n == 1 ? "" : "s") : "";
+}
+
+// A duet.json's first pair's reports: side A's and B's, beside it
+// (duet.json's folder/pair-1/{a,b}/report.json, as `ftbench duet` wrote them).
+std::pair<Report, Report> first_pair_reports(const std::string& duet_path) {
+  const auto slash = duet_path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : duet_path.substr(0, slash);
+  return {read_report(dir + "/pair-1/a/report.json"), read_report(dir + "/pair-1/b/report.json")};
+}
+
+// One input file: a report, or a duet job with its first pair's reports.
+struct Input {
+  nlohmann::json doc;
+  std::vector<Report> reports;  // the report; or the duet's side A and B
+  bool duet = false;
+};
+
 int add(const AddArgs& a) {
-  // Every report is read and checked before the first is added: a bad file
+  // Every file is read and checked before the first is added: a bad file
   // named on the command line adds nothing.
-  std::vector<nlohmann::json> docs;
-  std::vector<Report> reports;
+  std::vector<Input> inputs;
   for (const auto& path : a.reports) {
-    docs.push_back(read_json_file(path));
-    reports.push_back(report_from_json(docs.back(), path));  // its measurements checked
-    run_key(reports.back(), path, a.machine);
+    Input in;
+    in.doc = read_json_file(path);
+    in.duet = is_duet_record(in.doc);
+    if (in.duet) {
+      auto [ra, rb] = first_pair_reports(path);
+      in.reports = {std::move(ra), std::move(rb)};
+    } else {
+      in.reports.push_back(report_from_json(in.doc, path));  // its measurements checked
+    }
+    run_key(in.reports.back(), path, a.machine);
+    inputs.push_back(std::move(in));
   }
   HistoryStore store(a.db, HistoryStore::Open::create);
-  for (size_t i = 0; i < docs.size(); ++i) {
-    const auto done = store.add(docs[i], reports[i], a.reports[i], a.machine);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const auto& in = inputs[i];
+    const std::string& path = a.reports[i];
+    if (in.duet) {
+      const auto done = store.add_duet(in.doc, in.reports[0], in.reports[1], path, a.machine);
+      if (done.added)
+        std::cout << "added " << path << " as duet " << done.duet.id << ": machine '" << done.duet.machine
+                  << "', preset " << done.duet.preset << ", tonight " << done.duet.git_commit << " against "
+                  << done.duet.reference << ", " << done.rows << " rows\n";
+      else
+        std::cout << path << " is already in the history as duet " << done.duet.id << " (added from "
+                  << done.duet.source << "): nothing added\n";
+      continue;
+    }
+    const auto done = store.add(in.doc, in.reports[0], path, a.machine);
     if (done.added)
-      std::cout << "added " << a.reports[i] << " as run " << done.run.id << ": machine '" << done.run.machine
+      std::cout << "added " << path << " as run " << done.run.id << ": machine '" << done.run.machine
                 << "', preset " << done.run.preset << ", config " << done.run.config_hash << ", commit "
                 << done.run.git_commit << ", " << done.repeats << " repeat rows\n";
     else
-      std::cout << a.reports[i] << " is already in the history as run " << done.run.id << " (added from "
+      std::cout << path << " is already in the history as run " << done.run.id << " (added from "
                 << done.run.source << "): nothing added\n";
   }
-  std::cout << a.db << ": " << store.run_count() << " runs\n";
+  std::cout << a.db << ": " << store.run_count() << " runs" << duet_jobs(store) << "\n";
   return 0;
 }
 
@@ -54,17 +95,21 @@ int show(const ShowArgs& a) {
   if (a.window < 1) input_error("--window", "must be at least 1");
   if (!a.out.empty()) check_writable_directory(a.out, "--out");
   HistoryStore store(a.db, HistoryStore::Open::existing);
-  std::vector<std::string> scenarios = store.scenarios();
+  std::vector<std::string> scenarios = store.scenarios(), duet_scenarios = store.duet_scenarios();
   if (!a.scenario.empty()) {
-    if (std::find(scenarios.begin(), scenarios.end(), a.scenario) == scenarios.end())
+    const auto has = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), a.scenario) != v.end(); };
+    std::vector<std::string> all = scenarios;
+    all.insert(all.end(), duet_scenarios.begin(), duet_scenarios.end());
+    if (!has(all))
       input_error("--scenario", "no runs of '" + a.scenario + "' in " + a.db + " (it has: " +
-                                    (scenarios.empty() ? "none" : names_for_message(scenarios, scenarios.size())) + ")");
-    scenarios = {a.scenario};
+                                    (all.empty() ? "none" : names_for_message(all, all.size())) + ")");
+    scenarios = has(scenarios) ? std::vector<std::string>{a.scenario} : std::vector<std::string>{};
+    duet_scenarios = has(duet_scenarios) ? std::vector<std::string>{a.scenario} : std::vector<std::string>{};
   }
   TrendOptions o;
   o.window = a.window;
-  std::cout << "## ftbench history: " << a.db << " (" << store.run_count() << " runs)\n";
-  if (scenarios.empty()) std::cout << "\nNo ok scenario in the history yet.\n";
+  std::cout << "## ftbench history: " << a.db << " (" << store.run_count() << " runs" << duet_jobs(store) << ")\n";
+  if (scenarios.empty() && duet_scenarios.empty()) std::cout << "\nNo ok scenario in the history yet.\n";
   for (const auto& [scenario, points] : trends(store, scenarios, metric, o)) {
     std::cout << "\n" << trend_markdown(scenario, metric, points);
     if (!a.out.empty()) {
@@ -73,6 +118,10 @@ int show(const ShowArgs& a) {
       std::cerr << "wrote " << path << "\n";
     }
   }
+  // The duet jobs' ratio series (train_samples_per_s, the duet's metric).
+  if (metric == Metric::train_samples_per_s)
+    for (const auto& scenario : duet_scenarios)
+      std::cout << "\n" << duet_trend_markdown(scenario, store.duet_series(scenario));
   return 0;
 }
 
@@ -83,10 +132,11 @@ Command add_history_command(CLI::App& app) {
   sub->require_subcommand(1);
 
   auto add_args = std::make_shared<AddArgs>();
-  auto* add_cmd = sub->add_subcommand("add", "add report.json files to the history DB (created if missing; "
-                                             "a report already there is skipped)");
+  auto* add_cmd = sub->add_subcommand("add", "add report.json files, and duet.json files of `ftbench duet` (each "
+                                             "row's change against its reference), to the history DB (created if "
+                                             "missing; a file already there is skipped)");
   add_cmd->add_option("db", add_args->db, "history file (SQLite)")->required();
-  add_cmd->add_option("reports", add_args->reports, "report.json files")->required();
+  add_cmd->add_option("reports", add_args->reports, "report.json or duet.json files")->required();
   add_cmd->add_option("--machine", add_args->machine,
                       "machine key to file the runs under (default: host | CPU model | GPU names)");
 

@@ -2,15 +2,20 @@
 // tonight's report regress? Markdown on stdout, with what changed beside a
 // regression (--json FILE: the same as JSON, regress_to_json); exit 1 on a gating regression (reports/analysis/regress.h has
 // the rules). Several --current reports are tonight's runs judged together
-// (a confirmation rerun after a first alarm: docs/nightly.md).
+// (a confirmation rerun after a first alarm: docs/nightly.md). A duet.json
+// as --current is judged pair by pair by the duet's judge (it carries its
+// own reference, side A); with --history, the ratio series of the jobs
+// before it follow.
 #include <iostream>
 
 #include "bench/commands.h"
+#include "bench/duet_report.h"
 #include "core/base/errors.h"
 #include "core/base/files.h"
 #include "core/base/json_fields.h"
 #include "core/base/json_text.h"
 #include "reports/analysis/regress.h"
+#include "reports/analysis/trend.h"
 
 namespace ftb {
 namespace {
@@ -22,7 +27,31 @@ struct RegressArgs {
   double family_alpha = 0.005, min_effect = 0.03;
 };
 
-int regress(const RegressArgs& a) {
+// --current DIR/duet.json: the duet's verdicts at this command's --alpha and
+// --min-effect where given (else the job's own), the jobs before it from
+// --history.
+int regress_duet(const RegressArgs& a, const CLI::App& sub) {
+  if (!a.baseline.empty()) input_error("--baseline", "a duet.json carries its own reference (side A): give it alone or with --history");
+  if (!a.noise.empty()) input_error("--noise", "a duet is judged on its pairs' own spread; it takes no noise file");
+  DuetJob job = read_duet_file(a.current.front());
+  if (sub.count("--alpha")) job.design.family_alpha = a.family_alpha;
+  if (sub.count("--min-effect")) job.design.min_effect = a.min_effect;
+  if (const auto why = stats::design_problem(job.design); !why.empty()) input_error("--alpha/--min-effect", why);
+  rejudge(job);
+  std::string md = duet_markdown(job);
+  if (!a.history.empty()) {
+    HistoryStore store(a.history, HistoryStore::Open::existing);
+    for (const auto& row : job.rows)
+      if (const auto series = store.duet_series(row); !series.empty()) md += "\n" + duet_trend_markdown(row, series);
+  }
+  std::cout << md;
+  if (!a.out.empty()) write_file_atomic(a.out, md);
+  if (!a.json.empty()) write_file_atomic(a.json, json_file_text(duet_json(job)));
+  return any_worse(job) || !job.failure.empty() ? 1 : 0;
+}
+
+int regress(const RegressArgs& a, const CLI::App& sub) {
+  if (a.current.size() == 1 && is_duet_file(a.current.front())) return regress_duet(a, sub);
   if (a.history.empty() == a.baseline.empty())
     input_error("--history", "give exactly one of --history DB or --baseline report.json [report.json ...]");
   if (a.window < 1) input_error("--window", "must be at least 1");
@@ -70,7 +99,8 @@ Command add_regress_command(CLI::App& app) {
   sub->add_option("--baseline", a->baseline, "baseline report.json file(s) instead of a history: its runs (one run "
                                               "alone cannot tell without --noise)");
   sub->add_option("--current", a->current, "tonight's report.json; several: tonight's independent runs judged "
-                                           "together (a confirmation rerun after a first alarm)")
+                                           "together (a confirmation rerun after a first alarm); or one duet.json "
+                                           "(`ftbench duet`), judged pair by pair against its side A")
       ->required();
   sub->add_option("--window", a->window, "last N runs of the same machine, scenario, preset and config (default 20)");
   sub->add_option("--min-runs", a->min_runs, "nights the history needs before throughput is judged (default 3)");
@@ -84,7 +114,7 @@ Command add_regress_command(CLI::App& app) {
   sub->add_option("--json", a->json, "also write the summary as JSON to this file (schema ftbench.regress/2: each "
                                      "row's verdict, change with its interval, p, what changed, and for \"cannot "
                                      "tell\" why and what would settle it)");
-  return {sub, [a] { return regress(*a); }};
+  return {sub, [a, sub] { return regress(*a, *sub); }};
 }
 
 }  // namespace ftb

@@ -15,6 +15,7 @@ struct DuetSide {
   std::string executable;          // an ftbench (a path)
   std::vector<std::string> args;   // after `run --out DIR`
   std::vector<std::string> env;    // KEY=VALUE for this side only (through /usr/bin/env)
+  std::string executable_hash;     // FNV-1a 64 of its bytes: names the build wherever it is kept
 };
 
 struct SideRun {

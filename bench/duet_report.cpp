@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <limits>
 
 #include "core/base/errors.h"
@@ -73,6 +74,12 @@ double correlation(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json side_record(const DuetSide& s) {
+  json j = {{"executable", s.executable}, {"args", s.args}, {"env", s.env}};
+  if (!s.executable_hash.empty()) j["executable_hash"] = s.executable_hash;
+  return j;
+}
 
 json side_json(const SideRun& s) {
   return {{"cores", s.cores}, {"gpus", s.gpus}, {"out", s.out}, {"exit_code", s.exit_code}, {"seconds", s.seconds}};
@@ -198,6 +205,11 @@ std::vector<std::string> string_list(const json& j) {
   return out;
 }
 
+DuetSide side_from_record(const json& j) {
+  return {j.at("executable").get<std::string>(), string_list(j.at("args")), string_list(j.value("env", json::array())),
+          j.value("executable_hash", "")};
+}
+
 SideRun side_from_json(const json& j) {
   SideRun s;
   s.cores = int_list(j.at("cores"));
@@ -235,10 +247,8 @@ DuetJob duet_from_json(const json& j, const std::string& where) {
     if (j.value("duet_version", 0) != 1) input_error(where, "is not a duet.json of version 1");
     job.sequential = j.at("mode").get<std::string>() == "sequential";
     const json& sides = j.at("sides");
-    job.a = {sides.at("a").at("executable").get<std::string>(), string_list(sides.at("a").at("args")),
-             string_list(sides.at("a").value("env", json::array()))};
-    job.b = {sides.at("b").at("executable").get<std::string>(), string_list(sides.at("b").at("args")),
-             string_list(sides.at("b").value("env", json::array()))};
+    job.a = side_from_record(sides.at("a"));
+    job.b = side_from_record(sides.at("b"));
     job.core_sets = {int_list(j.at("core_sets").at(0)), int_list(j.at("core_sets").at(1))};
     if (j.contains("gpu_sets"))
       job.gpu_sets = {int_list(j.at("gpu_sets").at(0)), int_list(j.at("gpu_sets").at(1))};
@@ -259,6 +269,25 @@ DuetJob duet_from_json(const json& j, const std::string& where) {
   return job;
 }
 
+DuetJob read_duet_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) input_error(path, "cannot be read");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const std::exception& e) {
+    input_error(path, std::string("is not JSON: ") + e.what());
+  }
+  return duet_from_json(j, path);
+}
+
+bool is_duet_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return false;
+  const json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains("duet_version");
+}
+
 bool any_worse(const DuetJob& job) {
   for (const auto& v : job.verdicts)
     if (v.change.decision.verdict == stats::Verdict::worse) return true;
@@ -273,8 +302,7 @@ json duet_json(const DuetJob& job) {
   return {{"duet_version", 1},
           {"mode", job.sequential ? "sequential" : "duet"},
           {"metric", "train_samples_per_s"},
-          {"sides", {{"a", {{"executable", job.a.executable}, {"args", job.a.args}, {"env", job.a.env}}},
-                     {"b", {{"executable", job.b.executable}, {"args", job.b.args}, {"env", job.b.env}}}}},
+          {"sides", {{"a", side_record(job.a)}, {"b", side_record(job.b)}}},
           {"core_sets", job.core_sets},
           {"gpu_sets", job.gpu_sets},
           {"design", {{"family_alpha", d.family_alpha}, {"same_risk", d.same_risk}, {"min_effect", d.min_effect},

@@ -50,6 +50,12 @@ bool judge(DuetJob& job);
 void rejudge(DuetJob& job);
 // duet.json read back (`where` names it in errors: InputError).
 DuetJob duet_from_json(const nlohmann::json& j, const std::string& where);
+// The same from a file: InputError naming `path` when it cannot be read, is
+// not JSON or not a duet record.
+DuetJob read_duet_file(const std::string& path);
+// Whether `path` holds a duet.json (a JSON object with duet_version); false
+// for anything else, read or not.
+bool is_duet_file(const std::string& path);
 bool any_worse(const DuetJob& job);
 nlohmann::json duet_json(const DuetJob& job);
 void write_duet(const DuetJob& job);  // duet.json and duet.md, atomically

@@ -23,13 +23,21 @@ std::vector<std::string> design_line(const DuetPowerArgs& a, std::vector<std::st
                            duet_percent(aa.rate(aa.any_call), "%.2f %%") + " (<= " +
                                duet_percent(stats::rate_upper_bound(aa.any_call, aa.trials), "%.2f %%") + ")",
                            duet_percent(aa.rate(aa.same[0])), format_double("%.1f", aa.mean_pairs),
-                           duet_percent(stats::duet_min_detectable(n, 0, a.design, 0.90, a.trials, a.seed))});
+                           duet_percent(duet_min_detectable_at(a, pair_sd))});
   return head;
 }
 
 // Each row of each A/A duet file, at its measured pair sd.
 void file_lines(const DuetPowerArgs& a, std::vector<std::vector<std::string>>& rows) {
-  for (const auto& f : a.files) {
+  for (const auto& m : measured_pair_sds(a.files))
+    rows.push_back(design_line(a, {m.mode + ": " + m.scenario, "measured"}, m.pair_sd));
+}
+
+}  // namespace
+
+std::vector<MeasuredPair> measured_pair_sds(const std::vector<std::string>& files) {
+  std::vector<MeasuredPair> out;
+  for (const auto& f : files) {
     std::ifstream in(f);
     if (!in) input_error(f, "cannot be read");
     nlohmann::json d;
@@ -38,16 +46,19 @@ void file_lines(const DuetPowerArgs& a, std::vector<std::vector<std::string>>& r
     } catch (const std::exception& e) {
       input_error(f, std::string("is not JSON: ") + e.what());
     }
-    if (!d.contains("rows") || !d["rows"].is_array()) input_error(f, "has no rows (not a duet.json)");
-    for (const auto& r : d["rows"]) {
-      if (!r.contains("sd_log_ratio") || !r["sd_log_ratio"].is_number()) continue;
-      rows.push_back(design_line(a, {d.value("mode", "?") + ": " + r.value("scenario", "?"), "measured"},
-                                 r["sd_log_ratio"].get<double>()));
-    }
+    if (!d.is_object() || !d.contains("rows") || !d["rows"].is_array()) input_error(f, "has no rows (not a duet.json)");
+    for (const auto& r : d["rows"])
+      if (r.contains("sd_log_ratio") && r["sd_log_ratio"].is_number())
+        out.push_back({f, d.value("mode", "?"), r.value("scenario", "?"), r["sd_log_ratio"].get<double>()});
   }
+  return out;
 }
 
-}  // namespace
+double duet_min_detectable_at(const DuetPowerArgs& a, double pair_sd) {
+  stats::DuetNoise n = a.noise;
+  n.pair_sd = {pair_sd};
+  return stats::duet_min_detectable(n, 0, a.design, 0.90, a.trials, a.seed);
+}
 
 void add_power_duet_flags(CLI::App* sub, DuetPowerArgs& a) {
   sub->add_flag("--duet", a.on, "simulate the duet's design (ftbench duet) instead of the nightly rule");
@@ -65,7 +76,6 @@ void add_power_duet_flags(CLI::App* sub, DuetPowerArgs& a) {
   sub->add_option("--same-risk", a.design.same_risk, "--duet: a change of --min-effect read as same (default 0.10)");
   sub->add_option("--min-effect", a.design.min_effect, "--duet: the smallest change that matters (default 0.03)");
   sub->add_option("--duet-trials", a.trials, "--duet: simulated jobs a point (default 1000)");
-  a.noise.outlier_share = 0.125;
 }
 
 int power_duet(const DuetPowerArgs& a) {

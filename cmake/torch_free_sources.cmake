@@ -37,7 +37,8 @@ set(FTB_REPORTS_SOURCES
   ${FTB_ROOT}/reports/analysis/profile.cpp ${FTB_ROOT}/reports/analysis/intervals.cpp
   ${FTB_ROOT}/reports/analysis/accuracy_verdict.cpp
   ${FTB_ROOT}/reports/analysis/metrics.cpp ${FTB_ROOT}/reports/analysis/history.cpp
-  ${FTB_ROOT}/reports/analysis/history_series.cpp ${FTB_ROOT}/reports/analysis/noise.cpp
+  ${FTB_ROOT}/reports/analysis/history_series.cpp ${FTB_ROOT}/reports/analysis/history_duets.cpp
+  ${FTB_ROOT}/reports/analysis/noise.cpp
   ${FTB_ROOT}/reports/analysis/regress.cpp ${FTB_ROOT}/reports/analysis/regress_steps.cpp
   ${FTB_ROOT}/reports/analysis/regress_history.cpp ${FTB_ROOT}/reports/analysis/regress_baseline.cpp
   ${FTB_ROOT}/reports/analysis/regress_output.cpp ${FTB_ROOT}/reports/analysis/suspects.cpp

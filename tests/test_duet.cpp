@@ -120,7 +120,7 @@ TEST_CASE("duet: the design is checked and the looks step in order") {
 
 TEST_CASE("duet: the minimum detectable slowdown follows the pair's noise: duet, taking turns, independent") {
   // Each side's run-to-run sd 5 % (this VM's, measured); the sides' correlation
-  // 0.92 at once, 0.45 taking turns, 0 independent (docs/nightly.md).
+  // 0.92 at once, 0.45 taking turns, 0 independent (docs/statistics.md).
   double last = 0;
   for (double rho : {0.92, 0.45, 0.0}) {
     DuetNoise n;

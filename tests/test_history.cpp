@@ -12,6 +12,7 @@
 
 #include <sqlite3.h>
 
+#include <cmath>
 #include <optional>
 #include <thread>
 
@@ -158,7 +159,7 @@ TEST_CASE("history schema 2: each run's environment and data hash stored, a vers
   REQUIRE(sqlite3_open(db.c_str(), &raw) == SQLITE_OK);
   REQUIRE(sqlite3_exec(raw, "ALTER TABLE runs DROP COLUMN environment; ALTER TABLE runs DROP COLUMN data_hash; "
                             "ALTER TABLE repeats DROP COLUMN test_examples; ALTER TABLE repeats DROP COLUMN test_correct; "
-                            "UPDATE schema_version SET version = 1",
+                            "DROP TABLE duet_rows; DROP TABLE duets; UPDATE schema_version SET version = 1",
                        nullptr, nullptr, nullptr) == SQLITE_OK);
   sqlite3_close(raw);
   HistoryStore store(db, HistoryStore::Open::existing);
@@ -266,7 +267,8 @@ TEST_CASE("history migration: a version 4 file's series are hashed again under t
   { HistoryStore store(db, HistoryStore::Open::create); store.add(a, "a.json"); store.add(b, "b.json"); }
   sqlite3* raw = nullptr;
   REQUIRE(sqlite3_open(db.c_str(), &raw) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(raw, "UPDATE runs SET config_hash = 'stale-' || id; UPDATE schema_version SET version = 4",
+  REQUIRE(sqlite3_exec(raw, "UPDATE runs SET config_hash = 'stale-' || id; DROP TABLE duet_rows; DROP TABLE duets; "
+                            "UPDATE schema_version SET version = 4",
                        nullptr, nullptr, nullptr) == SQLITE_OK);
   sqlite3_close(raw);
   HistoryStore store(db, HistoryStore::Open::existing);
@@ -301,4 +303,77 @@ TEST_CASE("one rule for the same model: the same weights in two folders are one 
   CHECK(key.config_hash == run_key(report_from_json(moved, "r1.json"), "r1.json").config_hash);
   CHECK(key.config_hash != run_key(report_from_json(retrained, "r2.json"), "r2.json").config_hash);
   CHECK(store.window(key, "baseline", 20, std::vector<std::string>{}).size() == 2);
+}
+
+namespace {
+
+// A judged duet.json's rows as `ftbench duet` writes them (bench/duet_report.cpp).
+json duet_record(double baseline_change, const std::string& verdict, const std::string& a_hash) {
+  json sides = {{"a", {{"executable", "ref/ftbench"}, {"args", json::array()}}},
+                {"b", {{"executable", "build/ftbench"}, {"args", json::array()}}}};
+  if (!a_hash.empty()) sides["a"]["executable_hash"] = a_hash;
+  return {{"duet_version", 1},
+          {"mode", "duet"},
+          {"sides", sides},
+          {"rows", {{{"scenario", "baseline"},
+                     {"verdict", verdict},
+                     {"pairs", 5},
+                     {"sd_log_ratio", 0.012},
+                     {"change", {{"estimate", baseline_change}, {"low", baseline_change - 0.01},
+                                 {"high", baseline_change + 0.01}, {"level", 0.95}}}},
+                    {{"scenario", "amp"}, {"verdict", "not judged"}, {"pairs", 1}}}}};
+}
+
+}  // namespace
+
+TEST_CASE("history duets: each row's change against the reference named by content, beside the runs, the same "
+          "job twice adds nothing") {
+  TempDir dir("ftb_history_duets");
+  HistoryStore store(dir.path() + "/h.db", HistoryStore::Open::create);
+  CHECK(store.schema_version() == 6);
+  FakeRun ref = run_at(0, {100}), tonight = run_at(1, {95});
+  tonight.throughput["amp"] = {150};
+  const Report a = fake_report(ref), b = fake_report(tonight);
+  const json job = duet_record(-0.05, "regressed", "0123456789abcdef");
+  const auto first = store.add_duet(job, a, b, "night-1/duet.json");
+  CHECK(first.added);
+  CHECK(first.rows == 2);
+  CHECK(first.duet.reference == "ftbench 0123456789ab");
+  CHECK(first.duet.reference_commit == "c0");
+  CHECK(first.duet.git_commit == "c1");
+  CHECK(first.duet.time == night_time(1));
+  CHECK(first.duet.machine == "sim | Test CPU");
+  CHECK_FALSE(store.add_duet(job, a, b, "again.json").added);  // idempotent by content
+  CHECK(store.duet_count() == 1);
+  CHECK(store.run_count() == 0);  // the ratio series stands beside the runs, it adds none
+
+  // Another night, a reference without a recorded hash: named by its commit
+  // and tree; side A on another configuration says so.
+  ref.lr = 0.002;
+  Report a2 = fake_report(ref);
+  a2.environment = [&] { json e = a2.environment.facts(); e["git_tree"] = "dirty"; return Environment(e); }();
+  const Report b2 = fake_report(run_at(2, {100}));
+  const auto second = store.add_duet(duet_record(0.001, "same", ""), a2, b2, "night-2/duet.json");
+  CHECK(second.duet.reference.rfind("commit c0, dirty, config ", 0) == 0);
+
+  const auto series = store.duet_series("baseline");
+  REQUIRE(series.size() == 2);
+  CHECK(series[0].verdict == "regressed");
+  CHECK(series[0].log_ratio == doctest::Approx(-0.05));
+  CHECK(series[0].low == doctest::Approx(-0.06));
+  CHECK(series[0].level == doctest::Approx(0.95));
+  CHECK(series[1].verdict == "same");
+  const auto amp = store.duet_series("amp");
+  REQUIRE(amp.size() == 2);
+  CHECK(std::isnan(amp[0].log_ratio));  // not judged: no change kept
+  CHECK(store.duet_scenarios() == std::vector<std::string>{"amp", "baseline"});
+
+  const std::string md = duet_trend_markdown("baseline", series);
+  CHECK(md.find("**regressed**") != std::string::npos);
+  CHECK(md.find("ftbench 0123456789ab") != std::string::npos);
+  CHECK(md.find("-5.0 %") != std::string::npos);
+  CHECK(md.find("95 % -6.0 % to -4.0 %") != std::string::npos);
+
+  CHECK(error_of([&] { store.add_duet(json{{"duet_version", 1}, {"rows", json::array()}}, a, b, "empty.json"); })
+            .find("empty.json") != std::string::npos);
 }

@@ -13,6 +13,23 @@
 - No list item of docs/nightly.md runs over 150 words (a list item is a line
   starting "- " or "N. " and the indented lines that follow it; fenced code
   and include blocks are not counted).
+- No figure typed beside a results/ citation: outside include blocks, a line
+  that names a path under results/ (`results/NAME...`, `../results/NAME...`)
+  holds no number with a unit (`3.2 %`, `1.10x`, `42 s`, `12 ms`, `6.7 GiB`,
+  `0.29 TFLOP/s`, `7.75 points`, ...), and neither does the line just before
+  or after it in the same paragraph (a paragraph ends at a blank line, a
+  heading, a list item or a table row; a table row stands alone); a fenced
+  block that names one holds none anywhere (an image's own target is not a
+  citation). Such a figure comes from an `<!-- include: FILE -->` of the
+  file that holds it, or is not typed.
+- No command leaves the clone: in ```sh, ```bash, ```shell and ```console
+  blocks outside include blocks (where a block prompts with "$ ", only the
+  prompted lines and their continuations are commands; comment lines count,
+  as a cron line is one), no path starts with `../`, and an absolute path is
+  a user's own choice only under /srv/ (the checkout of the cron recipes),
+  /tmp/ (scratch), /data/ (a cluster's data mount), /dev/, /usr/, /etc/,
+  /proc/ or /sys/; any other (/work, /home, /root, /mnt, ...) names one
+  machine's layout and is refused.
 
 One line per violation (path:line: what), exit 1 with any, 0 without.
 Python 3 standard library only.
@@ -26,6 +43,101 @@ ITEM = re.compile(r"^(\s*)(- |\d+\. )")
 PAST = re.compile(r"\b(used to (?:hide|be|say|call|print|read)|no longer|once did|moved from|since then|now defaults|predates)\b",
                   re.I)
 INCLUDE_OPEN = re.compile(r"<!-- include: \S+ -->")
+RESULTS = re.compile(r"(?<![\w.-])(?:\.\./)*results/\w")
+FIGURE = re.compile(r"(?<![\w.])[-+]?\d+(?:[.,]\d+)*(?:\s?(?:%|points?\b)|x\b|\s?(?:s|ms|us|ns|min|minutes?"
+                    r"|seconds?|hours?|h|KiB|MiB|GiB|KB|MB|GB|W|MHz|GHz|samples/s|tokens/s|[TG]FLOP/s)(?![\w/]))")
+SHELLS = ("sh", "bash", "shell", "console")
+OWN_ROOTS = ("/srv/", "/tmp/", "/data/", "/dev/", "/usr/", "/etc/", "/proc/", "/sys/")
+IMAGE_TARGET = re.compile(r"!\[[^\]]*\]\([^)]*\)")   # a picture is not a citation of a figure
+PATH_START = re.compile(r"(?:^|(?<=[\s=:'\"(]))(\.\./|/[A-Za-z][^\s'\")]*)")
+
+
+def outside_includes(lines):
+    """(line number, line) of each line outside include blocks, the markers left out."""
+    included = False
+    for n, line in enumerate(lines, 1):
+        if INCLUDE_OPEN.search(line):
+            included = True
+        if "<!-- /include -->" in line:
+            included = False
+            yield n, ""          # ends a paragraph, like the block it closes
+            continue
+        if not included:
+            yield n, line
+
+
+def units(lines):
+    """Lists of (line number, line): each paragraph, table row and fenced block
+    (with its language, None for prose) outside include blocks."""
+    out, current, fence = [], [], None
+    for n, line in outside_includes(lines):
+        stripped = line.strip()
+        if fence is not None:
+            if stripped.startswith("```"):
+                out.append((fence, current))
+                current, fence = [], None
+            else:
+                current.append((n, line))
+            continue
+        if stripped.startswith("```"):
+            if current:
+                out.append((None, current))
+            current, fence = [], stripped[3:].strip()
+            continue
+        starts = not stripped or stripped.startswith("#") or stripped.startswith("|") or ITEM.match(line)
+        if starts and current:
+            out.append((None, current))
+            current = []
+        if stripped.startswith("|") or stripped.startswith("#"):
+            out.append((None, [(n, line)]))
+        elif stripped:
+            current.append((n, line))
+    if current:
+        out.append((fence, current))
+    return out
+
+
+def typed_figures(lines):
+    """(line number, figure) of each figure typed beside a results/ citation."""
+    found = []
+    for fence, unit in units(lines):
+        citing = [i for i, (_, line) in enumerate(unit) if RESULTS.search(IMAGE_TARGET.sub("", line))]
+        if not citing:
+            continue
+        near = range(len(unit)) if fence is not None else sorted({j for i in citing for j in (i - 1, i, i + 1)
+                                                                   if 0 <= j < len(unit)})
+        for j in near:
+            m = FIGURE.search(unit[j][1])
+            if m:
+                found.append((unit[j][0], m.group(0)))
+    return found
+
+
+def commands(lines):
+    """(line number, line) of each command line in shell blocks outside include blocks."""
+    out = []
+    for fence, unit in units(lines):
+        if fence not in SHELLS:
+            continue
+        prompted = any(line.lstrip().startswith("$ ") for _, line in unit)
+        going = False
+        for n, line in unit:
+            is_command = not prompted or line.lstrip().startswith("$ ") or going
+            going = is_command and line.rstrip().endswith("\\")
+            if is_command:
+                out.append((n, line))
+    return out
+
+
+def outside_paths(lines):
+    """(line number, path) of each command path that leaves the clone."""
+    found = []
+    for n, line in commands(lines):
+        for m in PATH_START.finditer(line):
+            path = m.group(1)
+            if path == "../" or not path.startswith(OWN_ROOTS):
+                found.append((n, path if path != "../" else line[m.start():].split()[0]))
+    return found
 
 
 def list_items(lines):
@@ -68,6 +180,11 @@ def main(argv):
                 problems.append(f"{page.relative_to(root)}:{n}: speaks of an issue ({ISSUE.search(line).group(0)})")
             if PAST.search(line):
                 problems.append(f"{page.relative_to(root)}:{n}: speaks of the project's past ({PAST.search(line).group(0)})")
+        lines = page.read_text().splitlines()
+        for n, figure in typed_figures(lines):
+            problems.append(f"{page.relative_to(root)}:{n}: a figure typed beside a results/ citation ({figure}): include the file that holds it")
+        for n, path in outside_paths(lines):
+            problems.append(f"{page.relative_to(root)}:{n}: a command path outside the clone ({path})")
     nightly = root / "docs" / "nightly.md"
     lines = nightly.read_text().splitlines()
     if not any(l.strip() in ("```sh", "```bash") for l in lines[:40]):

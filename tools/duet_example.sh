@@ -4,7 +4,9 @@
 # the same A/A in the sequential mode (one side after the other on the same
 # core), and a duet against a real 5 % slowdown (FTB_TEST_SLOWDOWN=0.05 on
 # side B) at the default looks; then noise.md, the sds of both modes in one
-# table (tools/duet_noise_table.py), and charts/pairs.svg (tools/duet_chart.py).
+# table (tools/duet_noise_table.py), calibrate-both.md (both designs'
+# minimum detectable slowdown: `calibrate --duet-file` over the sequential
+# job's 24 processes), and charts/pairs.svg (tools/duet_chart.py).
 #   tools/duet_example.sh OUT [FTBENCH]
 set -euo pipefail
 out=${1:?usage: tools/duet_example.sh OUT [FTBENCH]}
@@ -23,6 +25,15 @@ job slowdown-5pct --b-env FTB_TEST_SLOWDOWN=0.05
 job aa-duet --looks 12
 job aa-sequential --sequential --looks 12
 python3 "$(dirname "$0")/duet_noise_table.py" "$out/aa-duet/duet.json" "$out/aa-sequential/duet.json" > "$out/noise.md"
+# Both designs side by side: the nightly rule at the sequential job's
+# processes' noise (the same build both sides: an A/A set), the duet at each A/A job's pair sd.
+{
+  echo '```text'
+  echo "\$ ftbench calibrate --reports $out/aa-sequential/pair-*/{a,b}/report.json --out $out/calibrate-both --duet-file $out/aa-duet/duet.json --duet-file $out/aa-sequential/duet.json"
+  "$ftbench" calibrate --reports "$out"/aa-sequential/pair-*/{a,b}/report.json --out "$out/calibrate-both" \
+    --duet-file "$out/aa-duet/duet.json" --duet-file "$out/aa-sequential/duet.json"
+  echo '```'
+} > "$out/calibrate-both.md"
 # The picture: each side's luck pair by pair and the pair's ratio (SVG, PNG).
 mkdir -p "$out/charts"
 python3 "$(dirname "$0")/duet_chart.py" --out "$out/charts/pairs.vl.json" "$out/aa-duet/duet.json" "$out/aa-sequential/duet.json"

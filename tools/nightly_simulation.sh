@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The nightly gate's error rates on uneven noise, as docs/nightly.md shows
+# The nightly gate's error rates on uneven noise, as docs/statistics.md shows
 # them: `ftbench power` (the real judge_nights, seeded) for every setting of
 # tests/test_nightly_simulation.cpp, with the same seed and trials, gathered
 # into one table. Never typed by hand.
@@ -7,7 +7,7 @@
 #   tools/nightly_simulation.sh OUT_DIR [FTBENCH]
 #     OUT_DIR/power-<setting>.md   each setting's `ftbench power` output
 #     OUT_DIR/power.md             `ftbench power` with its defaults (the detection curve)
-#     OUT_DIR/table.md             the table docs/nightly.md includes
+#     OUT_DIR/table.md             the table docs/statistics.md includes
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 . "$root/tools/args.sh"
@@ -39,7 +39,7 @@ json.dump({"schema": "ftbench.noise/2", "machine": "simulated", "preset": "smoke
            "runs": 6, "window": 8, "series": 10, "rule": {"family_alpha": 0.005, "min_effect": 0.03},
            "scenarios": sc}, open(sys.argv[1], "w"), indent=1)
 PY
-# The default detection curve, as docs/nightly.md shows it.
+# The default detection curve, as docs/statistics.md shows it.
 { echo '```text'; echo '$ ftbench power'; "$ftbench" power; echo '```'; } >"$out/power.md"
 rows=()
 for s in "${settings[@]}"; do

@@ -1,5 +1,7 @@
 #include "core/base/text_format.h"
 
+#include <ctime>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -108,6 +110,15 @@ std::string format_table(const std::vector<std::vector<std::string>>& input, con
     }
   }
   return out;
+}
+
+std::string utc_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 }  // namespace ftb

@@ -17,6 +17,9 @@ std::string shortest_double(double v);
 // v through a printf format for one double ("%.2f", "%+.1f", "%.3g").
 std::string format_double(const char* fmt, double v);
 
+// Now in UTC, ISO 8601 to the second ("2026-12-07T16:40:00Z"): sorts as text.
+std::string utc_timestamp();
+
 // Display width in code points (UTF-8 continuation bytes do not count): what
 // wrap_text and format_table measure with.
 std::size_t display_width(const std::string& s);

@@ -1,4 +1,5 @@
 #include "core/measure/environment.h"
+#include "core/base/text_format.h"
 
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
@@ -111,15 +112,6 @@ std::string compiler() {
 #endif
 }
 
-
-std::string utc_timestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // The variables that change threads, kernels, allocators or communication;
 // recorded when set, and the list itself as env_vars_watched, so a reader
@@ -378,5 +370,6 @@ json capture_environment() {
   env["timestamp"] = utc_timestamp();
   return env;
 }
+
 
 }  // namespace ftb

@@ -1,5 +1,6 @@
 #include "reports/analysis/history.h"
 #include "reports/analysis/history_schema.h"
+#include "reports/analysis/history_sqlite.h"
 
 #include <sqlite3.h>
 
@@ -14,6 +15,7 @@
 
 #include "core/base/bit_pack.h"
 #include "core/base/errors.h"
+#include "core/base/text_format.h"
 #include "core/base/fnv_hash.h"
 #include "core/base/json_fields.h"
 #include "core/base/json_text.h"
@@ -21,93 +23,12 @@
 namespace ftb {
 
 using nlohmann::json;
+using history_db::exec;
+using history_db::sqlite_fail;
+using history_db::Statement;
+using history_db::Transaction;
 
 namespace {
-
-// A SQLite failure: a file that is not a database (or is damaged, or cannot
-// be opened or written) is bad input, exit 2; anything else exit 1.
-[[noreturn]] void sqlite_fail(sqlite3* db, const std::string& path, const std::string& doing) {
-  const int code = db ? sqlite3_errcode(db) : SQLITE_CANTOPEN;
-  const std::string what = doing + ": " + (db ? sqlite3_errmsg(db) : "cannot open");
-  switch (code & 0xff) {
-    case SQLITE_NOTADB: input_error(path, "not a history file (SQLite: file is not a database)");
-    case SQLITE_CORRUPT:
-    case SQLITE_CANTOPEN:
-    case SQLITE_READONLY:
-    case SQLITE_PERM: input_error(path, what);
-    default: throw std::runtime_error(path + ": " + what);
-  }
-}
-
-// One prepared statement; columns and parameters 1-based as SQLite's own
-// bind_* (0-based for column_*).
-class Statement {
- public:
-  Statement(sqlite3* db, const std::string& path, const char* sql) : db_(db), path_(path) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) sqlite_fail(db, path, "prepare");
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  Statement& bind(int i, const std::string& v) {
-    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Statement& bind(int i, int64_t v) {
-    sqlite3_bind_int64(stmt_, i, v);
-    return *this;
-  }
-  Statement& bind(int i, double v) {
-    sqlite3_bind_double(stmt_, i, v);
-    return *this;
-  }
-  // true while there is a row
-  bool step() {
-    const int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    sqlite_fail(db_, path_, "query");
-  }
-  std::string text(int c) const {
-    const auto* p = sqlite3_column_text(stmt_, c);
-    return p ? reinterpret_cast<const char*>(p) : "";
-  }
-  int64_t integer(int c) const { return sqlite3_column_int64(stmt_, c); }
-  bool is_null(int c) const { return sqlite3_column_type(stmt_, c) == SQLITE_NULL; }
-  double number(int c) const { return sqlite3_column_double(stmt_, c); }
-
- private:
-  sqlite3* db_;
-  const std::string& path_;
-  sqlite3_stmt* stmt_ = nullptr;
-};
-
-void exec(sqlite3* db, const std::string& path, const char* sql) {
-  char* err = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    sqlite3_free(err);
-    sqlite_fail(db, path, std::string("exec ") + std::string(sql).substr(0, 40));
-  }
-}
-
-// BEGIN IMMEDIATE ... COMMIT; rolls back when left by an exception.
-class Transaction {
- public:
-  Transaction(sqlite3* db, const std::string& path) : db_(db), path_(path) { exec(db, path, "BEGIN IMMEDIATE"); }
-  ~Transaction() {
-    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-  }
-  void commit() {
-    exec(db_, path_, "COMMIT");
-    done_ = true;
-  }
-
- private:
-  sqlite3* db_;
-  const std::string& path_;
-  bool done_ = false;
-};
 
 // Switching a file to WAL needs it alone for a moment, and SQLite does not
 // wait on the busy handler for that: two `history add` opening a new file at
@@ -182,12 +103,6 @@ RepeatSample repeat_from(const Statement& s, int c) {
   return r;
 }
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 // Every repeat of the report's ok rows under run `run_id`; InputError naming
 // `where` when a scenario appears twice (the caller's transaction rolls back).
@@ -314,7 +229,12 @@ void HistoryStore::migrate() {
     rehash_configs(db_, path_);
     exec(db_, path_, "UPDATE schema_version SET version = 5");
   }
-  // Later versions: `if (version < 6) { ALTER TABLE ...; UPDATE schema_version SET version = 6; }`
+  if (version < 6) {
+    // Duet jobs: tonight against a named reference, the ratio per row.
+    exec(db_, path_, history_sql::kSchemaV6);
+    exec(db_, path_, "UPDATE schema_version SET version = 6");
+  }
+  // Later versions: `if (version < 7) { ALTER TABLE ...; UPDATE schema_version SET version = 7; }`
   t.commit();
 }
 
@@ -358,7 +278,7 @@ HistoryStore::Added HistoryStore::add(const json& report_json, const Report& rep
                 "INSERT INTO runs (report_hash, machine, preset, config_hash, git_commit, time, source, added_at, "
                 "report_json, environment, data_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
   ins.bind(1, run.report_hash).bind(2, run.machine).bind(3, run.preset).bind(4, run.config_hash);
-  ins.bind(5, run.git_commit).bind(6, run.time).bind(7, run.source).bind(8, utc_now()).bind(9, json_text(report_json));
+  ins.bind(5, run.git_commit).bind(6, run.time).bind(7, run.source).bind(8, utc_timestamp()).bind(9, json_text(report_json));
   const auto [environment, data_hash] = environment_columns(report_json);
   ins.bind(10, environment);
   if (data_hash.is_string()) ins.bind(11, data_hash.get<std::string>());  // unbound: NULL

@@ -19,7 +19,11 @@
 //            since version 4 also test_examples and test_correct (the
 //            repeat's per-example test hits, base64: regress's paired
 //            accuracy judge), NULL where the report kept none;
-//   history  a view joining the two, for ad-hoc SQL.
+//   history  a view joining the two, for ad-hoc SQL;
+//   duets, duet_rows (version 6) one row per `ftbench duet` job and one per
+//            row of it: tonight's build (side B) against a named reference
+//            (side A), the change B / A with its interval and verdict (the
+//            ratio series beside the absolute levels of runs/repeats).
 //
 // Keys (derived here, one place):
 //   machine      environment.host + " | " + environment.cpu.model, plus
@@ -58,7 +62,7 @@ struct sqlite3;
 
 namespace ftb {
 
-inline constexpr int kHistorySchemaVersion = 5;
+inline constexpr int kHistorySchemaVersion = 6;
 
 std::string machine_key(const Environment& environment);  // InputError naming the missing key
 std::string config_hash(const nlohmann::json& config);
@@ -75,6 +79,29 @@ struct RunKey {
 // `machine` overrides the derived key when not empty. InputError naming
 // `where` and the key (environment.host, config.preset) when one is missing.
 RunKey run_key(const Report& report, const std::string& where, const std::string& machine = "");
+
+// A duet job in the history: tonight (side B) against a named reference
+// (side A). The machine, commits, time and tonight's configuration come from
+// the first pair's reports (duet.json's folder, pair-1/{a,b}/report.json).
+//   reference  side A by content: "ftbench <12 hex>", the FNV-1a 64 of its
+//              executable (duet.json sides.a.executable_hash), or for a
+//              duet.json without it "commit <A's commit>[, dirty]"; plus
+//              ", config <hash>" when side A ran another configuration than B.
+struct DuetRun {
+  int64_t id = 0;
+  std::string duet_hash, machine, preset, config_hash, reference, reference_commit, git_commit, mode, time, source;
+};
+
+// One row of one duet job (NaN where the job left the row unjudged).
+struct DuetRatio {
+  DuetRun duet;
+  std::string scenario, verdict;
+  int pairs = 0;
+  double log_ratio = 0, low = 0, high = 0, level = 0, sd_log_ratio = 0;
+};
+
+// Whether a JSON document is a duet.json (it has duet_version).
+bool is_duet_record(const nlohmann::json& j);
 
 struct HistoryRun {
   int64_t id = 0;
@@ -126,6 +153,21 @@ class HistoryStore {
   // Runs on `machine`, newest first, leaving out `exclude`.
   std::vector<HistoryRun> runs_on_machine(const std::string& machine, const std::string& exclude) const;
   nlohmann::json report_json(int64_t run_id) const;
+  struct AddedDuet {
+    bool added = false;  // false: the same duet.json (duet_hash) was already there
+    DuetRun duet;
+    int64_t rows = 0;
+  };
+  // Adds one duet job: its duet.json (read from `where`) and its first pair's
+  // reports, side A and B, already read; in one transaction. InputError naming
+  // `where` for a record without judged rows.
+  AddedDuet add_duet(const nlohmann::json& duet_json, const Report& a, const Report& b, const std::string& where,
+                     const std::string& machine = "");
+  // Every duet row of `scenario`, oldest first (time, then id).
+  std::vector<DuetRatio> duet_series(const std::string& scenario) const;
+  std::vector<std::string> duet_scenarios() const;  // sorted
+  int64_t duet_count() const;
+
   std::vector<std::string> scenarios() const;  // with repeats, sorted
   int64_t run_count() const;
   int schema_version() const;

@@ -59,4 +59,38 @@ UPDATE repeats SET (test_examples, test_correct) = (
   WHERE r.id = repeats.run_id AND json_extract(res.value, '$.scenario') = repeats.scenario AND s.key = repeats.repeat);
 )sql";
 
+// Version 6: duet jobs (`ftbench duet`'s duet.json): tonight's build (side B)
+// judged against a named reference (side A), pair by pair. One row per job
+// and one per row of it: the ratio series beside the absolute levels.
+constexpr const char* kSchemaV6 = R"sql(
+CREATE TABLE duets (
+  id INTEGER PRIMARY KEY,
+  duet_hash TEXT NOT NULL UNIQUE,
+  machine TEXT NOT NULL,
+  preset TEXT NOT NULL,
+  config_hash TEXT NOT NULL,
+  reference TEXT NOT NULL,
+  reference_commit TEXT NOT NULL,
+  git_commit TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  time TEXT NOT NULL,
+  source TEXT NOT NULL,
+  added_at TEXT NOT NULL,
+  duet_json TEXT NOT NULL
+);
+CREATE TABLE duet_rows (
+  duet_id INTEGER NOT NULL REFERENCES duets (id) ON DELETE CASCADE,
+  scenario TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  pairs INTEGER NOT NULL,
+  log_ratio REAL,
+  low REAL,
+  high REAL,
+  level REAL,
+  sd_log_ratio REAL,
+  PRIMARY KEY (duet_id, scenario)
+);
+CREATE INDEX duet_rows_scenario ON duet_rows (scenario);
+)sql";
+
 }  // namespace ftb::history_sql

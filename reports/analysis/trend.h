@@ -55,4 +55,10 @@ std::vector<ScenarioTrend> trends(const HistoryStore& store, const std::vector<s
 // and the change points with their commit ranges.
 std::string trend_markdown(const std::string& scenario, Metric m, const std::vector<TrendPoint>& points);
 
+// "### <scenario>: duet jobs" and a Markdown table, oldest first: time,
+// tonight's commit, the reference it was judged against, machine, mode,
+// pairs, the change B / A with its interval, and the job's verdict (the
+// duet's own judge, reports/analysis/duet.h: each job as it was judged).
+std::string duet_trend_markdown(const std::string& scenario, const std::vector<DuetRatio>& ratios);
+
 }  // namespace ftb
