@@ -42,7 +42,7 @@ TEST_CASE("change_points: two steps are found where they are") {
 // not depend on their level or spread: the split and the t-test are both
 // location- and scale-free) of the lengths the nightly gate splits (8 and 20
 // nights of history, plus tonight), 40,000 seeded series each, is what
-// docs/nightly.md and the rule's description state, for the default settings
+// docs/statistics.md and the rule's description state, for the default settings
 // (ChangePointOptions::defaults(); other settings are not measured and the
 // description says so); this pins it within 3 binomial standard errors (0.11
 // and 0.18 points). Before levels that leave and come back were proposed
@@ -50,7 +50,7 @@ TEST_CASE("change_points: two steps are found where they are") {
 TEST_CASE("change_points: the rate of false steps on flat series, measured at 8 and 20 nights of history") {
   struct Stated {
     int history_nights;
-    double rate;  // docs/nightly.md, describe(NightlyRule)
+    double rate;  // docs/statistics.md, describe(NightlyRule)
   };
   const int series = 40000;
   for (const auto& stated : {Stated{8, 0.0059}, Stated{20, 0.0148}}) {

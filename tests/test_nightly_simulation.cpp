@@ -4,7 +4,7 @@
 // report false alarms <= 1 % of A/A nights, with the exact one-sided 95 %
 // upper bound <= 1.5 %, and a 15 % slowdown of one scenario caught in >= 90 %
 // of nights. tools/nightly_simulation.sh prints the same settings, seeds and
-// trials as the table in docs/nightly.md.
+// trials as the table in docs/statistics.md.
 //
 // How these tests fail on the rule before empirical Bayes: the pooled
 // between-night variance kept the outlying scenario in the pool (detection
@@ -160,7 +160,7 @@ TEST_CASE("calibrate's minimum detectable slowdown is what power catches 90 % of
 // after a first alarm): the first run judged alone; on an alarm, one more
 // run, and the night alarms only if both runs judged together (the mean of
 // their levels, a run level's variance over 2) alarm too. The rates below are
-// the ones docs/nightly.md quotes (simulated, this seed). The test fails if,
+// the ones docs/statistics.md quotes (simulated, this seed). The test fails if,
 // with independent reruns (luck of their own, the rule's assumption), the
 // workflow's whole-report false alarms exceed 0.2 % (a confirmation that does
 // not take effect leaves the first run's 0.44 %), or a 15 % slowdown of one

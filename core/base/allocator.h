@@ -4,7 +4,7 @@
 // returns memory to the system whenever the top of the heap has 128 KiB free:
 // how a process's tensors are allocated (page faults per step, mmap/munmap per
 // tensor) then depends on its own history, and processes of one command land
-// apart (what fixed thresholds change: docs/nightly.md, "What the set
+// apart (what fixed thresholds change: docs/statistics.md, "What the set
 // showed"). "tuned" fixes both (mmap above 32 MiB only, trim above 1 GiB)
 // with mallopt and exports the same setting in
 // GLIBC_TUNABLES, so every child process (the Python peer, the ranks of a

@@ -54,7 +54,7 @@ struct Workload {
 // thread (intra-op threads x the local ranks (LOCAL_WORLD_SIZE) < the cores),
 // else 0: a loader thread competing with compute threads for every core
 // makes processes land apart and first repeats slow, so on a full machine
-// the loader runs in the step's thread (docs/nightly.md, "What the set
+// the loader runs in the step's thread (docs/statistics.md, "What the set
 // showed"). `reason` says which.
 int resolve_prefetch(const RunConfig& c, std::string* reason = nullptr);
 

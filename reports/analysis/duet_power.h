@@ -10,7 +10,7 @@
 // side, even odds). A pair's sd from each side's run-to-run sd s and the
 // correlation rho of the two sides' logs: s sqrt(2 (1 - rho)) (pair_sd()):
 // the higher the correlation the duet reaches, the less of s is left
-// (independent runs: sqrt(2) s; the measured correlations: docs/nightly.md).
+// (independent runs: sqrt(2) s; the measured correlations: docs/statistics.md).
 #pragma once
 
 #include <cstdint>

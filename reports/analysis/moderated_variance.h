@@ -12,7 +12,7 @@
 // A series improbably noisy for the prior fitted on the others (upper tail of
 // F(d, d0) below `outlier_alpha`) keeps its own s2 and df and is left out of
 // the fit, which is redone. Why moderated and not pooled: scenarios' noise
-// differs, and a pool judges the noisier ones by the quieter (docs/nightly.md).
+// differs, and a pool judges the noisier ones by the quieter (docs/statistics.md).
 // Pure, deterministic, no LibTorch.
 #pragma once
 

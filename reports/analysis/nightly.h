@@ -11,7 +11,7 @@
 // tonight counted as independent runs, with Holm over the report's series at
 // family_alpha; verdict.h's decide() says regressed, same or cannot tell
 // (with what would settle it, modelled). The rule step by step, with its
-// reasons: docs/nightly.md ("The throughput rule, step by step"); its rates:
+// reasons: docs/statistics.md ("The nightly rule, step by step"); its rates:
 // tests/test_nightly.cpp and tests/test_nightly_simulation.cpp.
 //
 // Pure: no LibTorch, no I/O. `ftbench regress` and `history show` call it.

@@ -1,7 +1,7 @@
 // What the nightly rule can see: a simulation through judge_nights (the rule
 // `regress` runs) of nights with two levels of noise, giving the probability
 // that a slowdown of one scenario is caught, and the whole report's false
-// alarms when nothing changed. `ftbench power` prints it; docs/nightly.md
+// alarms when nothing changed. `ftbench power` prints it; docs/statistics.md
 // quotes it; tests/test_nightly_simulation.cpp holds the rule to its rates
 // with it. Deterministic for a seed.
 //

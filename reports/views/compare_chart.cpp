@@ -15,22 +15,32 @@ using nlohmann::json;
 namespace {
 
 // A side's name that fits a legend: each report as its folder
-// ("results/aa/run-1/report.json" -> "run-1"), several as "run-1 ... run-3
-// (3 runs)"; the full names are in compare.md and compare.json.
+// ("results/aa/run-1/report.json" -> "run-1"), with the folder above it when
+// the runs share one ("aa/run-1 ... run-3 (3 runs)", so two sides of
+// run-K folders stay apart); the full names are in compare.md and compare.json.
 std::string short_name(const std::string& name) {
-  std::vector<std::string> parts;
+  std::vector<std::string> parts, parents;
   for (std::size_t start = 0;;) {
     const std::size_t comma = name.find(", ", start);
     std::string part = name.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (part.size() > 12 && part.compare(part.size() - 12, 12, "/report.json") == 0) part.resize(part.size() - 12);
-    if (const auto slash = part.rfind('/'); slash != std::string::npos) part = part.substr(slash + 1);
+    std::string parent;
+    if (const auto slash = part.rfind('/'); slash != std::string::npos) {
+      const auto above = part.rfind('/', slash == 0 ? 0 : slash - 1);
+      parent = part.substr(above == std::string::npos ? 0 : above + 1, slash - (above == std::string::npos ? 0 : above + 1));
+      part = part.substr(slash + 1);
+    }
     parts.push_back(part);
+    parents.push_back(parent);
     if (comma == std::string::npos) break;
     start = comma + 2;
   }
   if (parts.size() == 1) return parts[0];
-  if (parts.size() == 2) return parts[0] + ", " + parts[1];
-  return parts.front() + " ... " + parts.back() + " (" + std::to_string(parts.size()) + " runs)";
+  const bool one_parent = !parents[0].empty() && std::all_of(parents.begin(), parents.end(),
+                                                             [&](const std::string& p) { return p == parents[0]; });
+  const std::string first = (one_parent ? parents[0] + "/" : "") + parts.front();
+  if (parts.size() == 2) return first + ", " + parts[1];
+  return first + " ... " + parts.back() + " (" + std::to_string(parts.size()) + " runs)";
 }
 
 // Each compared row and metric as a data point; lo/hi widened to hold them.
