@@ -75,7 +75,8 @@ void check_side(const Side& side, const std::string& flag) {
 }
 
 // One duet.json: its side B against its side A, pair by pair (the duet's
-// judge, its own design); --out DIR also writes compare.md and duet.json.
+// judge, its own design); --out DIR also writes compare.md and compare.json
+// (the job judged again, as duet.json holds it).
 int compare_duet(const CompareArgs& args) {
   if (!args.noise.empty()) input_error("--noise", "a duet is judged on its pairs' own spread; it takes no noise file");
   if (!args.out.empty()) check_writable_directory(args.out, "--out");
@@ -85,8 +86,8 @@ int compare_duet(const CompareArgs& args) {
   std::cout << markdown;
   if (!args.out.empty()) {
     write_file_atomic(args.out + "/compare.md", markdown);
-    write_file_atomic(args.out + "/duet.json", json_file_text(duet_json(job)));
-    std::cerr << "wrote " << args.out << "/compare.md, duet.json\n";
+    write_file_atomic(args.out + "/compare.json", json_file_text(duet_json(job)));  // the record never overwritten
+    std::cerr << "wrote " << args.out << "/compare.md, compare.json\n";
   }
   return 0;
 }

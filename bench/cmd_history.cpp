@@ -1,8 +1,10 @@
 // ftbench history add DB report.json... | history show DB: the SQLite history
 // of nightly reports (reports/analysis/history.h) and its trend per scenario.
 #include <iostream>
+#include <set>
 
 #include "bench/commands.h"
+#include "bench/duet_report.h"
 #include "core/base/errors.h"
 #include "core/base/files.h"
 #include "core/base/json_fields.h"
@@ -25,14 +27,6 @@ std::string duet_jobs(const HistoryStore& store) {
   return n > 0 ? ", " + std::to_string(n) + " duet job" + (n == 1 ? "" : "s") : "";
 }
 
-// A duet.json's first pair's reports: side A's and B's, beside it
-// (duet.json's folder/pair-1/{a,b}/report.json, as `ftbench duet` wrote them).
-std::pair<Report, Report> first_pair_reports(const std::string& duet_path) {
-  const auto slash = duet_path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : duet_path.substr(0, slash);
-  return {read_report(dir + "/pair-1/a/report.json"), read_report(dir + "/pair-1/b/report.json")};
-}
-
 // One input file: a report, or a duet job with its first pair's reports.
 struct Input {
   nlohmann::json doc;
@@ -49,6 +43,7 @@ int add(const AddArgs& a) {
     in.doc = read_json_file(path);
     in.duet = is_duet_record(in.doc);
     if (in.duet) {
+      check_duet_record(in.doc, path);
       auto [ra, rb] = first_pair_reports(path);
       in.reports = {std::move(ra), std::move(rb)};
     } else {
@@ -98,8 +93,9 @@ int show(const ShowArgs& a) {
   std::vector<std::string> scenarios = store.scenarios(), duet_scenarios = store.duet_scenarios();
   if (!a.scenario.empty()) {
     const auto has = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), a.scenario) != v.end(); };
-    std::vector<std::string> all = scenarios;
-    all.insert(all.end(), duet_scenarios.begin(), duet_scenarios.end());
+    std::set<std::string> names(scenarios.begin(), scenarios.end());
+    names.insert(duet_scenarios.begin(), duet_scenarios.end());
+    const std::vector<std::string> all(names.begin(), names.end());
     if (!has(all))
       input_error("--scenario", "no runs of '" + a.scenario + "' in " + a.db + " (it has: " +
                                     (all.empty() ? "none" : names_for_message(all, all.size())) + ")");
@@ -122,6 +118,8 @@ int show(const ShowArgs& a) {
   if (metric == Metric::train_samples_per_s)
     for (const auto& scenario : duet_scenarios)
       std::cout << "\n" << duet_trend_markdown(scenario, store.duet_series(scenario));
+  else if (!duet_scenarios.empty())
+    std::cout << "\nDuet jobs judge train_samples_per_s only: their series show with that metric.\n";
   return 0;
 }
 

@@ -7,6 +7,8 @@
 
 #include "core/base/errors.h"
 #include "core/base/files.h"
+#include "core/base/json_fields.h"
+#include "reports/analysis/history.h"
 #include "core/base/text_format.h"
 #include "reports/analysis/regress.h"
 #include "reports/analysis/two_level.h"
@@ -269,23 +271,21 @@ DuetJob duet_from_json(const json& j, const std::string& where) {
   return job;
 }
 
-DuetJob read_duet_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) input_error(path, "cannot be read");
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const std::exception& e) {
-    input_error(path, std::string("is not JSON: ") + e.what());
-  }
-  return duet_from_json(j, path);
-}
+DuetJob read_duet_file(const std::string& path) { return duet_from_json(read_json_file(path), path); }
 
 bool is_duet_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) return false;
-  const json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() && j.contains("duet_version");
+  return in && is_duet_record(json::parse(in, nullptr, /*allow_exceptions=*/false));
+}
+
+std::pair<Report, Report> first_pair_reports(const std::string& duet_path) {
+  const auto slash = duet_path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : duet_path.substr(0, slash);
+  try {
+    return {read_report(dir + "/pair-1/a/report.json"), read_report(dir + "/pair-1/b/report.json")};
+  } catch (const InputError& e) {
+    input_error(duet_path, std::string("its first pair's report: ") + e.what());
+  }
 }
 
 bool any_worse(const DuetJob& job) {

@@ -12,6 +12,7 @@
 
 #include "bench/duet_pair.h"
 #include "reports/analysis/duet.h"
+#include "reports/record/report.h"
 
 namespace ftb {
 
@@ -53,6 +54,10 @@ DuetJob duet_from_json(const nlohmann::json& j, const std::string& where);
 // The same from a file: InputError naming `path` when it cannot be read, is
 // not JSON or not a duet record.
 DuetJob read_duet_file(const std::string& path);
+// A recorded job's first pair's reports, side A and B, beside its duet.json
+// (its folder/pair-1/{a,b}/report.json, as the job wrote them): the
+// machine, commits and time it ran at. InputError naming duet.json.
+std::pair<Report, Report> first_pair_reports(const std::string& duet_path);
 // Whether `path` holds a duet.json (a JSON object with duet_version); false
 // for anything else, read or not.
 bool is_duet_file(const std::string& path);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/errors.h"
+#include "core/base/json_fields.h"
 #include "core/base/text_format.h"
 #include "reports/analysis/power.h"
 
@@ -38,14 +39,7 @@ void file_lines(const DuetPowerArgs& a, std::vector<std::vector<std::string>>& r
 std::vector<MeasuredPair> measured_pair_sds(const std::vector<std::string>& files) {
   std::vector<MeasuredPair> out;
   for (const auto& f : files) {
-    std::ifstream in(f);
-    if (!in) input_error(f, "cannot be read");
-    nlohmann::json d;
-    try {
-      d = nlohmann::json::parse(in);
-    } catch (const std::exception& e) {
-      input_error(f, std::string("is not JSON: ") + e.what());
-    }
+    const nlohmann::json d = read_json_file(f);
     if (!d.is_object() || !d.contains("rows") || !d["rows"].is_array()) input_error(f, "has no rows (not a duet.json)");
     for (const auto& r : d["rows"])
       if (r.contains("sd_log_ratio") && r["sd_log_ratio"].is_number())

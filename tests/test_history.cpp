@@ -372,8 +372,22 @@ TEST_CASE("history duets: each row's change against the reference named by conte
   CHECK(md.find("**regressed**") != std::string::npos);
   CHECK(md.find("ftbench 0123456789ab") != std::string::npos);
   CHECK(md.find("-5.0 %") != std::string::npos);
-  CHECK(md.find("95 % -6.0 % to -4.0 %") != std::string::npos);
+  CHECK(md.find("-6.0 % to -4.0 % (95 %)") != std::string::npos);
 
   CHECK(error_of([&] { store.add_duet(json{{"duet_version", 1}, {"rows", json::array()}}, a, b, "empty.json"); })
             .find("empty.json") != std::string::npos);
+  // A failed job, a scenario twice: refused, naming the file and why; nothing added.
+  json failed = job;
+  failed["failure"] = "side b exited with 1";
+  failed["rows"][0]["change"]["estimate"] = -0.2;
+  CHECK(error_of([&] { store.add_duet(failed, a, b, "failed.json"); }).find("failed job") != std::string::npos);
+  json twice = duet_record(0.0, "same", "ffff");
+  twice["rows"][1]["scenario"] = "baseline";
+  CHECK(error_of([&] { store.add_duet(twice, a, b, "twice.json"); }).find("appears twice") != std::string::npos);
+  CHECK(store.duet_count() == 2);
+  // The jobs before a given one: its machine and configuration, earlier, itself left out.
+  const DuetRun third = duet_run(duet_record(0.002, "same", "0123456789abcdef"), a, fake_report(run_at(3, {100})), "n3");
+  CHECK(store.duet_series("baseline", &third).size() == 2);
+  CHECK(store.duet_series("baseline", &second.duet).size() == 1);
+  CHECK(store.duet_series("baseline", &first.duet).empty());
 }

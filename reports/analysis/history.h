@@ -102,6 +102,13 @@ struct DuetRatio {
 
 // Whether a JSON document is a duet.json (it has duet_version).
 bool is_duet_record(const nlohmann::json& j);
+// A duet.json the history can keep: judged rows, each a scenario named once,
+// and no failed side. InputError naming `where` otherwise.
+void check_duet_record(const nlohmann::json& duet_json, const std::string& where);
+// The job's identity in the history (history.h's DuetRun, id 0): from its
+// duet.json and its first pair's reports (side A, side B).
+DuetRun duet_run(const nlohmann::json& duet_json, const Report& a, const Report& b, const std::string& where,
+                 const std::string& machine = "");
 
 struct HistoryRun {
   int64_t id = 0;
@@ -163,8 +170,10 @@ class HistoryStore {
   // `where` for a record without judged rows.
   AddedDuet add_duet(const nlohmann::json& duet_json, const Report& a, const Report& b, const std::string& where,
                      const std::string& machine = "");
-  // Every duet row of `scenario`, oldest first (time, then id).
-  std::vector<DuetRatio> duet_series(const std::string& scenario) const;
+  // Every duet row of `scenario`, oldest first (time, then id); with `before`,
+  // only the jobs of its machine, preset and configuration from before it
+  // (earlier time), the job itself left out.
+  std::vector<DuetRatio> duet_series(const std::string& scenario, const DuetRun* before = nullptr) const;
   std::vector<std::string> duet_scenarios() const;  // sorted
   int64_t duet_count() const;
 

@@ -6,6 +6,7 @@
 #include "reports/analysis/history_sqlite.h"
 
 #include <cmath>
+#include <set>
 #include <limits>
 
 #include "core/base/errors.h"
@@ -76,10 +77,26 @@ double number_or_nan(const Statement& s, int c) {
 
 bool is_duet_record(const json& j) { return j.is_object() && j.contains("duet_version"); }
 
-HistoryStore::AddedDuet HistoryStore::add_duet(const json& duet_json, const Report& a, const Report& b,
-                                               const std::string& where, const std::string& machine) {
+void check_duet_record(const json& duet_json, const std::string& where) {
+  if (!is_duet_record(duet_json)) input_error(where, "is not a duet.json (no duet_version)");
+  if (const std::string failure = duet_json.value("failure", ""); !failure.empty())
+    input_error(where, "records a failed job (" + failure + "): nothing judged to keep");
   const json rows = duet_json.value("rows", json::array());
   if (!rows.is_array() || rows.empty()) input_error(where, "has no rows (not a judged duet.json)");
+  std::set<std::string> seen;
+  for (const auto& r : rows) {
+    if (!r.is_object() || !r.contains("scenario") || !r["scenario"].is_string())
+      input_error(where, "a row without a scenario name");
+    const std::string name = r["scenario"].get<std::string>();
+    if (!seen.insert(name).second) input_error(where, "scenario '" + name + "' appears twice in rows");
+    if (r.contains("verdict") && !r["verdict"].is_string()) input_error(where, "row '" + name + "': verdict is not text");
+    if (r.contains("pairs") && !r["pairs"].is_number_integer())
+      input_error(where, "row '" + name + "': pairs is not a whole number");
+  }
+}
+
+DuetRun duet_run(const json& duet_json, const Report& a, const Report& b, const std::string& where,
+                 const std::string& machine) {
   const RunKey key = run_key(b, where, machine);
   DuetRun d;
   d.duet_hash = report_hash(duet_json);
@@ -88,11 +105,19 @@ HistoryStore::AddedDuet HistoryStore::add_duet(const json& duet_json, const Repo
   d.config_hash = key.config_hash;
   d.reference = reference_name(duet_json, a, b);
   d.reference_commit = fact(a, "git_commit", "unknown");
-  d.git_commit = fact(b, "git_commit", "unknown");
+  d.git_commit = fact(b, "git_commit", "unknown") + (fact(b, "git_tree", "") == "dirty" ? ", dirty" : "");
   d.mode = duet_json.value("mode", "duet");
   d.time = fact(b, "timestamp", "");
   if (d.time.empty()) input_error(where, "its first pair's side B report has no environment.timestamp");
   d.source = where;
+  return d;
+}
+
+HistoryStore::AddedDuet HistoryStore::add_duet(const json& duet_json, const Report& a, const Report& b,
+                                               const std::string& where, const std::string& machine) {
+  check_duet_record(duet_json, where);
+  const json rows = duet_json["rows"];
+  DuetRun d = duet_run(duet_json, a, b, where, machine);
 
   AddedDuet out;
   Transaction t(db_, path_);
@@ -113,8 +138,6 @@ HistoryStore::AddedDuet HistoryStore::add_duet(const json& duet_json, const Repo
   ins.step();
   d.id = sqlite3_last_insert_rowid(db_);
   for (const auto& r : rows) {
-    if (!r.is_object() || !r.contains("scenario") || !r["scenario"].is_string())
-      input_error(where, "a row without a scenario name");
     const json change = r.value("change", json::object());
     Statement row(db_, path_,
                   "INSERT INTO duet_rows (duet_id, scenario, verdict, pairs, log_ratio, low, high, level, sd_log_ratio) "
@@ -135,13 +158,17 @@ HistoryStore::AddedDuet HistoryStore::add_duet(const json& duet_json, const Repo
   return out;
 }
 
-std::vector<DuetRatio> HistoryStore::duet_series(const std::string& scenario) const {
+std::vector<DuetRatio> HistoryStore::duet_series(const std::string& scenario, const DuetRun* before) const {
   Statement s(db_, path_,
               (std::string("SELECT ") + kDuetColumns +
                ", r.scenario, r.verdict, r.pairs, r.log_ratio, r.low, r.high, r.level, r.sd_log_ratio "
-               "FROM duet_rows r JOIN duets d ON d.id = r.duet_id WHERE r.scenario = ?1 ORDER BY d.time, d.id")
+               "FROM duet_rows r JOIN duets d ON d.id = r.duet_id WHERE r.scenario = ?1 "
+               "AND (?2 IS NULL OR (d.machine = ?2 AND d.preset = ?3 AND d.config_hash = ?4 AND d.time < ?5 "
+               "AND d.duet_hash <> ?6)) ORDER BY d.time, d.id")
                   .c_str());
   s.bind(1, scenario);
+  if (before)  // unbound: NULL, every job
+    s.bind(2, before->machine).bind(3, before->preset).bind(4, before->config_hash).bind(5, before->time).bind(6, before->duet_hash);
   std::vector<DuetRatio> out;
   while (s.step()) {
     DuetRatio r;

@@ -203,17 +203,19 @@ std::string trend_markdown(const std::string& scenario, Metric m, const std::vec
 
 std::string duet_trend_markdown(const std::string& scenario, const std::vector<DuetRatio>& ratios) {
   std::vector<std::vector<std::string>> rows = {
-      {"time", "tonight", "reference", "machine", "mode", "pairs", "change B / A", "interval", "verdict"}};
+      {"time", "tonight", "reference", "machine", "mode", "pairs", "change B / A", "interval (level)", "verdict"}};
   // As duet.md prints it: the mean log ratio in per cent.
   const auto pct = [](double log_ratio) { return std::isfinite(log_ratio) ? percent(log_ratio) : "-"; };
   for (const auto& r : ratios) {
-    const std::string level = std::isfinite(r.level) ? format_double("%.3g", 100 * r.level) + " % " : "";
+    const std::string level = std::isfinite(r.level) ? " (" + format_double("%.3g", 100 * r.level) + " %)" : "";
     rows.push_back({r.duet.time, r.duet.git_commit, r.duet.reference, r.duet.machine, r.duet.mode,
-                    std::to_string(r.pairs), pct(r.log_ratio), level + pct(r.low) + " to " + pct(r.high),
+                    std::to_string(r.pairs), pct(r.log_ratio), pct(r.low) + " to " + pct(r.high) + level,
                     r.verdict == "regressed" ? "**regressed**" : r.verdict});
   }
   return "### " + scenario + ": duet jobs (tonight B against the reference A, pair by pair)\n\n" +
-         format_table(rows, {false, false, false, false, false, true, true, true, false}, TableStyle::markdown);
+         format_table(rows, {false, false, false, false, false, true, true, true, false}, TableStyle::markdown) +
+         "\nChange: the mean over the job's pairs of log(B / A) of train_samples_per_s, in per cent (as duet.md "
+         "prints it); interval and verdict as that job judged them.\n";
 }
 
 }  // namespace ftb

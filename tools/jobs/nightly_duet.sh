@@ -7,7 +7,7 @@
 # FTB_REFERENCE: the reference ftbench (default ref/ftbench; the first night
 # keeps build/ftbench there and judges nothing); FTB_HISTORY: the history
 # file each night's duet.json and tonight's first report are added to
-# (default history.db: `ftbench history show` lists the ratio series against
+# (default OUT_ROOT/history.db: `ftbench history show` lists the ratio series against
 # each night's reference beside the absolute levels); FTB_BUDGET_S: the budget
 # (default 900); FTB_DUET_ARGS: the run flags both sides get (default the
 # smoke preset's three single-process rows, one epoch, one repeat). Exit: 0 passed (same or better), 1 a row regressed or a
@@ -26,8 +26,11 @@ fi
 read -ra run <<<"${FTB_DUET_ARGS:---preset smoke --scenarios baseline,fused_adam,amp_bf16 --repeats 1 epochs=1}"
 build/ftbench duet --a "$ref" --b build/ftbench --out "$out" --budget-s "${FTB_BUDGET_S:-900}" "${run[@]}"
 rc=$?
-if [ -s "$out/duet.json" ] && ! build/ftbench history add "${FTB_HISTORY:-history.db}" "$out/duet.json" "$out/pair-1/b/report.json"; then
-  echo "the night could not be added to the history ${FTB_HISTORY:-history.db}: the reference stays"
+history=${FTB_HISTORY:-${1:-out}/history.db}
+# A judged night (no side failed) goes into the history: its rows' changes and tonight's first report.
+if [ "$rc" -le 1 ] && [ -s "$out/pair-1/b/report.json" ] && ! grep -q '"failure": "[^"]' "$out/duet.json" &&
+  ! build/ftbench history add "$history" "$out/duet.json" "$out/pair-1/b/report.json"; then
+  echo "the night could not be added to the history $history: the reference stays"
   exit 1
 fi
 # The rows the budget left open (duet.json rows[].verdict "cannot tell").
