@@ -35,7 +35,8 @@ int regress_duet(const RegressArgs& a, const CLI::App& sub) {
   if (!a.noise.empty()) input_error("--noise", "a duet is judged on its pairs' own spread; it takes no noise file");
   if (!a.json.empty()) input_error("--json", "writes ftbench.regress/2 for reports; a duet's record is its duet.json");
   const std::string& path = a.current.front();
-  DuetJob job = read_duet_file(path);
+  const nlohmann::json record = read_json_file(path);
+  DuetJob job = duet_from_json(record, path);
   if (sub.count("--alpha")) job.design.family_alpha = a.family_alpha;
   if (sub.count("--min-effect")) job.design.min_effect = a.min_effect;
   if (const auto why = stats::design_problem(job.design); !why.empty()) input_error("--alpha/--min-effect", why);
@@ -43,7 +44,7 @@ int regress_duet(const RegressArgs& a, const CLI::App& sub) {
   std::string md = duet_markdown(job);
   if (!a.history.empty()) {
     const auto [side_a, side_b] = first_pair_reports(path);
-    const DuetRun tonight = duet_run(read_json_file(path), side_a, side_b, path, a.machine);
+    const DuetRun tonight = duet_run(record, side_a, side_b, path, a.machine);
     HistoryStore store(a.history, HistoryStore::Open::existing);
     for (const auto& row : job.rows)  // the jobs before this one, on its machine and configuration
       if (const auto series = store.duet_series(row, &tonight); !series.empty()) md += "\n" + duet_trend_markdown(row, series);

@@ -30,6 +30,11 @@ std::string fact(const Report& r, const char* key, const std::string& otherwise)
   return env.contains(key) && env[key].is_string() ? env[key].get<std::string>() : otherwise;
 }
 
+// A side's build by its commit: "19a6fd027f4f" or "19a6fd027f4f, dirty".
+std::string commit_of(const Report& r) {
+  return fact(r, "git_commit", "unknown") + (fact(r, "git_tree", "") == "dirty" ? ", dirty" : "");
+}
+
 // Side A named by content (history.h's DuetRun).
 std::string reference_name(const json& duet_json, const Report& a, const Report& b) {
   const json sides = duet_json.value("sides", json::object());
@@ -38,7 +43,7 @@ std::string reference_name(const json& duet_json, const Report& a, const Report&
   if (side_a.is_object() && side_a.contains("executable_hash") && side_a["executable_hash"].is_string())
     name = "ftbench " + side_a["executable_hash"].get<std::string>().substr(0, 12);
   else
-    name = "commit " + fact(a, "git_commit", "unknown") + (fact(a, "git_tree", "") == "dirty" ? ", dirty" : "");
+    name = "commit " + commit_of(a);
   if (config_hash(a.config) != config_hash(b.config)) name += ", config " + config_hash(a.config);
   return name;
 }
@@ -105,7 +110,7 @@ DuetRun duet_run(const json& duet_json, const Report& a, const Report& b, const 
   d.config_hash = key.config_hash;
   d.reference = reference_name(duet_json, a, b);
   d.reference_commit = fact(a, "git_commit", "unknown");
-  d.git_commit = fact(b, "git_commit", "unknown") + (fact(b, "git_tree", "") == "dirty" ? ", dirty" : "");
+  d.git_commit = commit_of(b);
   d.mode = duet_json.value("mode", "duet");
   d.time = fact(b, "timestamp", "");
   if (d.time.empty()) input_error(where, "its first pair's side B report has no environment.timestamp");
