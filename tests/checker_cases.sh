@@ -43,14 +43,17 @@ README.md:5: speaks of the project's past (predates)
 README.md:7: a figure typed beside a results/ citation (42 s): include the file that holds it
 README.md:8: a figure typed beside a results/ citation (1.10x): include the file that holds it
 README.md:16: a figure typed beside a results/ citation (934.3 samples/s): include the file that holds it
+README.md:21: a figure typed beside a results/ citation (0.97): include the file that holds it
+README.md:25: a figure typed beside a results/ citation (242): include the file that holds it
 README.md:11: a command path outside the clone (../shared/data/imdb.tar.gz)
 README.md:11: a command path outside the clone (/work/out)
 docs/nightly.md:1: no sh block in its first 40 lines (the recipe first)
 docs/nightly.md:47: a list item of 151 words (at most 150)" python3 tools/check_pages.py tests/fixtures/pages/bad ;;
   pages_pass_good)
     # 150 words over two lines is within; a fenced block's "- " line is not an item; a figure
-    # in an include block, two lines from a citation or in an image's alt text; /srv and /tmp in
-    # commands, /work in a prompted block's output, ../ in a text block
+    # in an include block, in a paragraph that cites nothing or in an image's alt text; a table
+    # citing results/ with no number under its unit column; a key=0.05 setting and a version;
+    # /srv and /tmp in commands, /work in a prompted block's output, ../ in a text block
     expect 0 "" python3 tools/check_pages.py tests/fixtures/pages/good ;;
   rows_fail_on_unknown_names)
     # tools/check_rows.py: names in --scenarios lists, rows= and SCENARIOS:- defaults, and the

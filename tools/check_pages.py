@@ -13,15 +13,19 @@
 - No list item of docs/nightly.md runs over 150 words (a list item is a line
   starting "- " or "N. " and the indented lines that follow it; fenced code
   and include blocks are not counted).
-- No figure typed beside a results/ citation: outside include blocks, a line
-  that names a path under results/ (`results/NAME...`, `../results/NAME...`)
-  holds no number with a unit (`3.2 %`, `1.10x`, `42 s`, `12 ms`, `6.7 GiB`,
-  `0.29 TFLOP/s`, `7.75 points`, ...), and neither does the line just before
-  or after it in the same paragraph (a paragraph ends at a blank line, a
-  heading, a list item or a table row; a table row stands alone); a fenced
-  block that names one holds none anywhere (an image's own target is not a
-  citation). Such a figure comes from an `<!-- include: FILE -->` of the
-  file that holds it, or is not typed.
+- No figure typed beside a results/ citation: outside include blocks, a
+  paragraph, a table or a fenced block that names a path under results/
+  (`results/NAME...`, `../results/NAME...`) holds no figure anywhere in it: no
+  number with a unit (`3.2 %`, `1.10x`, `42 s`, `12 ms`, `6.7 GiB`, `0.29
+  TFLOP/s`, `7.75 points`, `2 bytes`, ...), no decimal (`0.97`, `[0.54,
+  0.60]`; a version such as `2.11.0`, a `key=0.05` setting and code spans
+  are not figures), and in a table no number under a column headed by a unit
+  (`seconds`, `s`, `bytes`, `GiB`, `%`, ...). A paragraph ends at a blank
+  line, a heading, a list item or a table; a table is its consecutive rows.
+  An image's own target is not a citation. Such a figure comes from an
+  `<!-- include: FILE -->` of the file that holds it, or is not typed: a
+  constant of the method (a 95 % level, a 3 % minimum effect) is stated in a
+  paragraph that cites no results/ file.
 - No command leaves the clone: in ```sh, ```bash, ```shell and ```console
   blocks outside include blocks (where a block prompts with "$ ", only the
   prompted lines and their continuations are commands; comment lines count,
@@ -44,8 +48,12 @@ PAST = re.compile(r"\b(used to (?:hide|be|say|call|print|read)|no longer|once di
                   re.I)
 INCLUDE_OPEN = re.compile(r"<!-- include: \S+ -->")
 RESULTS = re.compile(r"(?<![\w.-])(?:\.\./)*results/\w")
-FIGURE = re.compile(r"(?<![\w.])[-+]?\d+(?:[.,]\d+)*(?:\s?(?:%|points?\b)|x\b|\s?(?:s|ms|us|ns|min|minutes?"
-                    r"|seconds?|hours?|h|KiB|MiB|GiB|KB|MB|GB|W|MHz|GHz|samples/s|tokens/s|[TG]FLOP/s)(?![\w/]))")
+FIGURE = re.compile(r"(?<![\w.-])[-+]?\d+(?:[.,]\d+)*(?:\s?(?:%|points?\b)|x\b|\s?(?:s|ms|us|ns|min|minutes?"
+                    r"|seconds?|hours?|h|KiB|MiB|GiB|KB|MB|GB|bytes?|W|MHz|GHz|samples/s|tokens/s|[TG]FLOP/s)(?![\w/]))")
+DECIMAL = re.compile(r"(?<![\w.\-/:#=])[-+]?\d+\.\d+(?![\w.\-/:]|\.\d)")
+UNIT_HEADER = re.compile(r"^(?:s|ms|us|seconds?|minutes?|bytes?|KiB|MiB|GiB|%|x|samples/s|tokens/s|[TG]FLOP/s)$|\((?:s|ms|bytes|GiB|MiB|%)\)$")
+NUMBER = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?$")
+CODE_OR_TARGET = re.compile(r"`[^`]*`|(?<=\])\([^)]*\)")
 SHELLS = ("sh", "bash", "shell", "console")
 OWN_ROOTS = ("/srv/", "/tmp/", "/data/", "/dev/", "/usr/", "/etc/", "/proc/", "/sys/")
 IMAGE_TARGET = re.compile(r"!\[[^\]]*\]\([^)]*\)")   # a picture is not a citation of a figure
@@ -67,49 +75,67 @@ def outside_includes(lines):
 
 
 def units(lines):
-    """Lists of (line number, line): each paragraph, table row and fenced block
-    (with its language, None for prose) outside include blocks."""
-    out, current, fence = [], [], None
+    """Lists of (line number, line): each paragraph, table (its consecutive
+    rows) and fenced block (with its language; None for prose, "|" for a
+    table) outside include blocks."""
+    out, current, fence, kind = [], [], None, None
+
+    def close():
+        nonlocal current
+        if current:
+            out.append((kind, current))
+        current = []
+
     for n, line in outside_includes(lines):
         stripped = line.strip()
         if fence is not None:
             if stripped.startswith("```"):
-                out.append((fence, current))
-                current, fence = [], None
+                kind = fence
+                close()
+                fence, kind = None, None
             else:
                 current.append((n, line))
             continue
         if stripped.startswith("```"):
-            if current:
-                out.append((None, current))
-            current, fence = [], stripped[3:].strip()
+            close()
+            fence = stripped[3:].strip()
             continue
-        starts = not stripped or stripped.startswith("#") or stripped.startswith("|") or ITEM.match(line)
-        if starts and current:
-            out.append((None, current))
-            current = []
-        if stripped.startswith("|") or stripped.startswith("#"):
+        row = stripped.startswith("|")
+        if not stripped or stripped.startswith("#") or ITEM.match(line) or row != (kind == "|"):
+            close()
+            kind = "|" if row else None
+        if stripped.startswith("#"):
             out.append((None, [(n, line)]))
         elif stripped:
             current.append((n, line))
-    if current:
-        out.append((fence, current))
+    if fence is not None:
+        kind = fence
+    close()
     return out
 
 
+def cells(line):
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
 def typed_figures(lines):
-    """(line number, figure) of each figure typed beside a results/ citation."""
+    """(line number, figure) of each figure typed in a unit that cites results/."""
     found = []
-    for fence, unit in units(lines):
-        citing = [i for i, (_, line) in enumerate(unit) if RESULTS.search(IMAGE_TARGET.sub("", line))]
-        if not citing:
+    for kind, unit in units(lines):
+        if not any(RESULTS.search(IMAGE_TARGET.sub("", line)) for _, line in unit):
             continue
-        near = range(len(unit)) if fence is not None else sorted({j for i in citing for j in (i - 1, i, i + 1)
-                                                                   if 0 <= j < len(unit)})
-        for j in near:
-            m = FIGURE.search(unit[j][1])
+        unit_columns = set()
+        if kind == "|":
+            unit_columns = {i for i, c in enumerate(cells(unit[0][1])) if UNIT_HEADER.search(c)}
+        for row, (n, line) in enumerate(unit):
+            text = CODE_OR_TARGET.sub("", IMAGE_TARGET.sub("", line)) if kind in (None, "|") else line
+            m = FIGURE.search(text) or DECIMAL.search(text)
             if m:
-                found.append((unit[j][0], m.group(0)))
+                found.append((n, m.group(0).strip()))
+            elif row > 1 and unit_columns:
+                hit = [c for i, c in enumerate(cells(line)) if i in unit_columns and NUMBER.match(c)]
+                if hit:
+                    found.append((n, hit[0]))
     return found
 
 
