@@ -5,7 +5,9 @@
 # the +cuXXX wheel it was built against, recorded in TORCH, and
 # tools/gpu_quick.sh refuses a machine whose driver or torch does not fit it),
 # refuses a build without the NCCL process group, and checks the
-# pack against the device tool's carry limit (64 MiB for all carried paths).
+# pack against the device tool's 64 MiB limit (exit 1 over it), and says what
+# travels with it: the working tree's tracked and untracked-not-ignored files
+# count toward the same 64 MiB (a warning where both together pass it).
 #
 #   tools/gpu_pack.sh [--no-build] [BUILD_DIR [DEST]]
 #     BUILD_DIR  default build/ (configured against the torch wheel's LibTorch, CUDA build)
@@ -132,4 +134,13 @@ if [ "$total" -gt $((limit_mib * 1048576)) ]; then
   exit 1
 fi
 [ "$total" -le $((limit_mib * 1048576 * 4 / 5)) ] || say "warning: over 80 % of the limit; the next executables may not fit"
+# The working tree travels with the pack (tracked files and untracked ones git
+# does not ignore, as they are on disk): the device tool refuses a call where
+# both together pass the limit, so say so here, before any device time.
+tree=$(cd "$root" && { git ls-files -z --cached --others --exclude-standard | xargs -0 stat -c %s 2>/dev/null || true; } | awk '{s += $1} END {print s + 0}')
+say "what travels: the working tree $(mib "$tree") MiB + the pack $(mib "$total") MiB = $(mib $((tree + total))) MiB of ${limit_mib} MiB"
+if [ $((tree + total)) -gt $((limit_mib * 1048576)) ]; then
+  say "warning: together over the limit: a device call carrying this pack from this checkout is refused; the tree's largest folders:"
+  (cd "$root" && { git ls-files -z results | xargs -0 stat -c '%s %n' 2>/dev/null || true; } | awk '{split($2, a, "/"); s[a[2]] += $1} END {for (k in s) printf "  %6.1f MiB  results/%s\n", s[k] / 1048576, k}' | sort -rn | head -5) >&2 || true
+fi
 echo "$total"
