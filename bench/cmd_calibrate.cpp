@@ -38,11 +38,7 @@ struct CalibrateArgs {
   int runs = 5, window = 20;
 };
 
-std::string percent(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f %%", 100 * v);
-  return buf;
-}
+std::string percent(double v) { return format_percent(v, "%.2f %%"); }
 
 // One run in a fresh process: this binary with `ftbench run`'s flags; its
 // console output goes to DIR/run.log.

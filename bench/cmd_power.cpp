@@ -27,7 +27,7 @@ struct PowerArgs {
   DuetPowerArgs duet;
 };
 
-std::string pct(double v, const char* fmt = "%.1f %%") { return format_double(fmt, 100 * v); }
+std::string pct(double v, const char* fmt = "%.1f %%") { return format_percent(v, fmt); }
 
 // Every scenario of a calibration with its own noise (train_samples_per_s: the gated metric).
 void noise_from_file(PowerArgs& a) {

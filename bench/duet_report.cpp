@@ -75,7 +75,6 @@ double correlation(const std::vector<double>& a, const std::vector<double>& b) {
   return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : kNoValue;
 }
 
-json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 json side_record(const DuetSide& s) {
   json j = {{"executable", s.executable}, {"args", s.args}, {"env", s.env}};
@@ -90,40 +89,39 @@ json side_json(const SideRun& s) {
 json pair_json(const DuetPair& p, size_t k) {
   json rows = json::object();
   for (const auto& [row, t] : p.throughput)
-    rows[row] = {{"a", number(t[0])}, {"b", number(t[1])}, {"log_ratio", number(std::log(t[1]) - std::log(t[0]))}};
+    rows[row] = {{"a", finite_or_null(t[0])}, {"b", finite_or_null(t[1])}, {"log_ratio", finite_or_null(std::log(t[1]) - std::log(t[0]))}};
   return {{"pair", k + 1},
           {"together", p.run.together},
           {"first", std::string(1, p.run.first)},
           {"a", side_json(p.run.a)},
           {"b", side_json(p.run.b)},
           {"seconds", p.run.seconds},
-          {"steal_s", number(p.run.steal_s)},
-          {"loadavg_before", number(p.run.loadavg_before)},
-          {"loadavg_after", number(p.run.loadavg_after)},
+          {"steal_s", finite_or_null(p.run.steal_s)},
+          {"loadavg_before", finite_or_null(p.run.loadavg_before)},
+          {"loadavg_after", finite_or_null(p.run.loadavg_after)},
           {"train_samples_per_s", rows}};
 }
 
 json row_json(const DuetJob& job, size_t i) {
   const auto s = series(job, job.rows[i]);
   json j = {{"scenario", job.rows[i]},
-            {"sd_log_a", number(finite_sd(s.a))},
-            {"sd_log_b", number(finite_sd(s.b))},
-            {"sd_log_ratio", number(finite_sd(s.ratio))},
-            {"correlation", number(correlation(s.a, s.b))}};
+            {"sd_log_a", finite_or_null(finite_sd(s.a))},
+            {"sd_log_b", finite_or_null(finite_sd(s.b))},
+            {"sd_log_ratio", finite_or_null(finite_sd(s.ratio))},
+            {"correlation", finite_or_null(correlation(s.a, s.b))}};
   if (i < job.verdicts.size()) {
     const auto& v = job.verdicts[i];
     const auto& r = v.change.decision.reason;
     j["verdict"] = to_string(v.change.decision.verdict);
     j["pairs"] = v.change.pairs;
     j["settled_at"] = v.settled_at;
-    j["change"] = {{"estimate", number(r.estimate)}, {"low", number(r.low)}, {"high", number(r.high)},
-                   {"level", r.level}, {"p_two_sided", number(v.change.p)}};
+    j["change"] = {{"estimate", finite_or_null(r.estimate)}, {"low", finite_or_null(r.low)}, {"high", finite_or_null(r.high)},
+                   {"level", r.level}, {"p_two_sided", finite_or_null(v.change.p)}};
     j["reason"] = stats::explain(r);
   }
   return j;
 }
 
-std::string duet_pct(double v, const char* fmt = "%+.1f %%") { return std::isfinite(v) ? format_double(fmt, 100 * v) : "-"; }
 
 std::string cores_text(const std::vector<int>& cores) {
   std::string s;
@@ -145,7 +143,7 @@ std::string pairs_markdown(const DuetJob& job) {
         format_double("%.2f", p.run.loadavg_before) + " -> " + format_double("%.2f", p.run.loadavg_after)};
     for (const auto& row : job.rows) {
       const auto it = p.throughput.find(row);
-      line.push_back(it == p.throughput.end() ? "-" : duet_pct(it->second[1] / it->second[0] - 1));
+      line.push_back(it == p.throughput.end() ? "-" : format_percent(it->second[1] / it->second[0] - 1));
     }
     t.push_back(line);
   }
@@ -324,9 +322,9 @@ std::string duet_markdown(const DuetJob& job) {
     const auto d = [&](const char* k) { return r[k].is_number() ? r[k].get<double>() : kNoValue; };
     const json& c = r.contains("change") ? r["change"] : json::object();
     const auto cv = [&](const char* k) { return c.contains(k) && c[k].is_number() ? c[k].get<double>() : kNoValue; };
-    t.push_back({r["scenario"].get<std::string>(), r.value("verdict", "not judged"), duet_pct(cv("estimate")),
-                 duet_pct(cv("low")) + " to " + duet_pct(cv("high")), std::to_string(r.value("pairs", 0)),
-                 duet_pct(d("sd_log_ratio"), "%.2f %%"), duet_pct(d("sd_log_a"), "%.2f %%"), duet_pct(d("sd_log_b"), "%.2f %%"),
+    t.push_back({r["scenario"].get<std::string>(), r.value("verdict", "not judged"), format_percent(cv("estimate")),
+                 format_percent(cv("low")) + " to " + format_percent(cv("high")), std::to_string(r.value("pairs", 0)),
+                 format_percent(d("sd_log_ratio"), "%.2f %%"), format_percent(d("sd_log_a"), "%.2f %%"), format_percent(d("sd_log_b"), "%.2f %%"),
                  std::isfinite(d("correlation")) ? format_double("%.2f", d("correlation")) : "-"});
   }
   const auto& d = job.design;

@@ -330,7 +330,7 @@ TEST_CASE("history duets: each row's change against the reference named by conte
           "job twice adds nothing") {
   TempDir dir("ftb_history_duets");
   HistoryStore store(dir.path() + "/h.db", HistoryStore::Open::create);
-  CHECK(store.schema_version() == 6);
+  CHECK(store.schema_version() == kHistorySchemaVersion);
   FakeRun ref = run_at(0, {100}), tonight = run_at(1, {95});
   tonight.throughput["amp"] = {150};
   const Report a = fake_report(ref), b = fake_report(tonight);
@@ -355,17 +355,21 @@ TEST_CASE("history duets: each row's change against the reference named by conte
   const Report b2 = fake_report(run_at(2, {100}));
   const auto second = store.add_duet(duet_record(0.001, "same", ""), a2, b2, "night-2/duet.json");
   CHECK(second.duet.reference.rfind("commit c0, dirty, config ", 0) == 0);
+  // A variable set on side A alone is part of what ran there: named too.
+  json with_env = duet_record(0.0, "same", "0123456789abcdef");
+  with_env["sides"]["a"]["env"] = {"OMP_PROC_BIND=close"};
+  CHECK(duet_run(with_env, a, b, "n").reference == "ftbench 0123456789ab, OMP_PROC_BIND=close");
 
   const auto series = store.duet_series("baseline");
   REQUIRE(series.size() == 2);
   CHECK(series[0].verdict == "regressed");
-  CHECK(series[0].log_ratio == doctest::Approx(-0.05));
+  CHECK(series[0].change == doctest::Approx(-0.05));
   CHECK(series[0].low == doctest::Approx(-0.06));
   CHECK(series[0].level == doctest::Approx(0.95));
   CHECK(series[1].verdict == "same");
   const auto amp = store.duet_series("amp");
   REQUIRE(amp.size() == 2);
-  CHECK(std::isnan(amp[0].log_ratio));  // not judged: no change kept
+  CHECK(std::isnan(amp[0].change));  // not judged: no change kept
   CHECK(store.duet_scenarios() == std::vector<std::string>{"amp", "baseline"});
 
   const std::string md = duet_trend_markdown("baseline", series);
@@ -390,4 +394,25 @@ TEST_CASE("history duets: each row's change against the reference named by conte
   CHECK(store.duet_series("baseline", &third).size() == 2);
   CHECK(store.duet_series("baseline", &second.duet).size() == 1);
   CHECK(store.duet_series("baseline", &first.duet).empty());
+}
+
+TEST_CASE("history duets: a version 6 file (the change column named log_ratio) opens as version 7, its rows kept") {
+  TempDir dir("ftb_history_duets_v6");
+  const std::string db = dir.path() + "/h.db";
+  {
+    HistoryStore store(db, HistoryStore::Open::create);
+    store.add_duet(duet_record(-0.05, "regressed", "0123456789abcdef"), fake_report(run_at(0, {100})),
+                   fake_report(run_at(1, {95})), "night-1/duet.json");
+  }
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(db.c_str(), &raw) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(raw, "ALTER TABLE duet_rows RENAME COLUMN change_ratio TO log_ratio; "
+                            "UPDATE schema_version SET version = 6",
+                       nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+  HistoryStore store(db, HistoryStore::Open::existing);
+  CHECK(store.schema_version() == kHistorySchemaVersion);
+  const auto series = store.duet_series("baseline");
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].change == doctest::Approx(-0.05));
 }

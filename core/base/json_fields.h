@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -76,6 +77,10 @@ inline std::string json_message(const nlohmann::json::exception& e) {
   }
   return m;
 }
+
+// A number as the reports write one: null where it is not finite (NaN: not
+// measured), so a reader tests is_null() rather than parsing "nan".
+inline nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 // The JSON document in `path`: InputError naming it when it cannot be read or
 // is not JSON.

@@ -1,10 +1,10 @@
 #include "core/base/text_format.h"
 
-#include <ctime>
-
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <sstream>
 
 namespace ftb {
@@ -32,6 +32,10 @@ std::string format_double(const char* fmt, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, fmt, v);
   return buf;
+}
+
+std::string format_percent(double share, const char* fmt) {
+  return std::isfinite(share) ? format_double(fmt, 100 * share) : "-";
 }
 
 std::string wrap_text(const std::string& text, std::size_t width_limit, std::size_t indent) {

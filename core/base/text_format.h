@@ -17,6 +17,10 @@ std::string shortest_double(double v);
 // v through a printf format for one double ("%.2f", "%+.1f", "%.3g").
 std::string format_double(const char* fmt, double v);
 
+// A share as per cent through a printf format for 100 * share ("%+.1f %%":
+// "+3.2 %"); "-" where the share is not finite.
+std::string format_percent(double share, const char* fmt = "%+.1f %%");
+
 // Now in UTC, ISO 8601 to the second ("2026-12-07T16:40:00Z"): sorts as text.
 std::string utc_timestamp();
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 
+#include "core/base/json_fields.h"
 #include "core/base/json_path.h"
 #include "core/base/text_format.h"
 #include "reports/analysis/intervals.h"
@@ -56,7 +57,7 @@ json settle_json(const RowVerdict& v, stats::Ruling why, const stats::Resolution
   return {{"more_reference_runs", r.more_a},
           {"more_other_runs", r.more_b},
           {"reachable", r.reachable},
-          {"half_width_log", std::isfinite(r.half_width) ? json(r.half_width) : json(nullptr)},
+          {"half_width_log", finite_or_null(r.half_width)},
           {"planned_half_width_log", std::isfinite(r.planned_half_width) ? json(r.planned_half_width) : json(nullptr)},
           {"modelled", true},
           {"text", settle_words(r)}};

@@ -234,7 +234,12 @@ void HistoryStore::migrate() {
     exec(db_, path_, history_sql::kSchemaV6);
     exec(db_, path_, "UPDATE schema_version SET version = 6");
   }
-  // Later versions: `if (version < 7) { ALTER TABLE ...; UPDATE schema_version SET version = 7; }`
+  if (version < 7) {
+    // The duet row's change is B / A - 1, not a log: named for what it holds.
+    exec(db_, path_, "ALTER TABLE duet_rows RENAME COLUMN log_ratio TO change_ratio");
+    exec(db_, path_, "UPDATE schema_version SET version = 7");
+  }
+  // Later versions: `if (version < 8) { ALTER TABLE ...; UPDATE schema_version SET version = 8; }`
   t.commit();
 }
 
@@ -254,7 +259,7 @@ HistoryStore::Added HistoryStore::add(const json& report_json, const Report& rep
   try {
     JsonFields env(report.environment.facts(), "environment");
     run.time = env.string("timestamp");
-    run.git_commit = env.has("git_commit") && env.at("git_commit").is_string() ? env.string("git_commit") : "unknown";
+    run.git_commit = recorded_commit(report.environment);
   } catch (const InputError& e) {
     input_error(where, e.what());
   }

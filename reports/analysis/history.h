@@ -20,9 +20,11 @@
 //            repeat's per-example test hits, base64: regress's paired
 //            accuracy judge), NULL where the report kept none;
 //   history  a view joining the two, for ad-hoc SQL;
-//   duets, duet_rows (version 6) one row per `ftbench duet` job and one per
+//   duets, duet_rows (version 6; version 7 names the change column
+//            change_ratio) one row per `ftbench duet` job and one per
 //            row of it: tonight's build (side B) against a named reference
-//            (side A), the change B / A with its interval and verdict (the
+//            (side A), the change B / A - 1 (the geometric mean of the
+//            pairs' ratios, minus 1) with its interval and verdict (the
 //            ratio series beside the absolute levels of runs/repeats).
 //
 // Keys (derived here, one place):
@@ -62,7 +64,7 @@ struct sqlite3;
 
 namespace ftb {
 
-inline constexpr int kHistorySchemaVersion = 6;
+inline constexpr int kHistorySchemaVersion = 7;
 
 std::string machine_key(const Environment& environment);  // InputError naming the missing key
 std::string config_hash(const nlohmann::json& config);
@@ -97,7 +99,9 @@ struct DuetRatio {
   DuetRun duet;
   std::string scenario, verdict;
   int pairs = 0;
-  double log_ratio = 0, low = 0, high = 0, level = 0, sd_log_ratio = 0;
+  // change: B / A - 1 as duet.json's change.estimate (exp of the mean log
+  // ratio over pairs, minus 1); low, high: its interval, the same way.
+  double change = 0, low = 0, high = 0, level = 0, sd_log_ratio = 0;
 };
 
 // Whether a JSON document is a duet.json (it has duet_version).

@@ -25,14 +25,9 @@ constexpr const char* kDuetColumns =
     "d.id, d.duet_hash, d.machine, d.preset, d.config_hash, d.reference, d.reference_commit, d.git_commit, d.mode, "
     "d.time, d.source";
 
-std::string fact(const Report& r, const char* key, const std::string& otherwise) {
-  const json& env = r.environment.facts();
-  return env.contains(key) && env[key].is_string() ? env[key].get<std::string>() : otherwise;
-}
-
 // A side's build by its commit: "19a6fd027f4f" or "19a6fd027f4f, dirty".
 std::string commit_of(const Report& r) {
-  return fact(r, "git_commit", "unknown") + (fact(r, "git_tree", "") == "dirty" ? ", dirty" : "");
+  return recorded_commit(r.environment) + (r.environment.git_tree() == "dirty" ? ", dirty" : "");
 }
 
 // Side A named by content (history.h's DuetRun).
@@ -45,6 +40,10 @@ std::string reference_name(const json& duet_json, const Report& a, const Report&
   else
     name = "commit " + commit_of(a);
   if (config_hash(a.config) != config_hash(b.config)) name += ", config " + config_hash(a.config);
+  // Variables set on side A alone (duet --a-env) change what ran: named too.
+  if (side_a.is_object() && side_a.contains("env") && side_a["env"].is_array())
+    for (const auto& v : side_a["env"])
+      if (v.is_string()) name += ", " + v.get<std::string>();
   return name;
 }
 
@@ -109,10 +108,10 @@ DuetRun duet_run(const json& duet_json, const Report& a, const Report& b, const 
   d.preset = key.preset;
   d.config_hash = key.config_hash;
   d.reference = reference_name(duet_json, a, b);
-  d.reference_commit = fact(a, "git_commit", "unknown");
+  d.reference_commit = recorded_commit(a.environment);
   d.git_commit = commit_of(b);
   d.mode = duet_json.value("mode", "duet");
-  d.time = fact(b, "timestamp", "");
+  d.time = b.environment.timestamp();
   if (d.time.empty()) input_error(where, "its first pair's side B report has no environment.timestamp");
   d.source = where;
   return d;
@@ -145,7 +144,7 @@ HistoryStore::AddedDuet HistoryStore::add_duet(const json& duet_json, const Repo
   for (const auto& r : rows) {
     const json change = r.value("change", json::object());
     Statement row(db_, path_,
-                  "INSERT INTO duet_rows (duet_id, scenario, verdict, pairs, log_ratio, low, high, level, sd_log_ratio) "
+                  "INSERT INTO duet_rows (duet_id, scenario, verdict, pairs, change_ratio, low, high, level, sd_log_ratio) "
                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     row.bind(1, d.id).bind(2, r["scenario"].get<std::string>()).bind(3, r.value("verdict", "not judged"));
     row.bind(4, static_cast<int64_t>(r.value("pairs", 0)));
@@ -166,7 +165,7 @@ HistoryStore::AddedDuet HistoryStore::add_duet(const json& duet_json, const Repo
 std::vector<DuetRatio> HistoryStore::duet_series(const std::string& scenario, const DuetRun* before) const {
   Statement s(db_, path_,
               (std::string("SELECT ") + kDuetColumns +
-               ", r.scenario, r.verdict, r.pairs, r.log_ratio, r.low, r.high, r.level, r.sd_log_ratio "
+               ", r.scenario, r.verdict, r.pairs, r.change_ratio, r.low, r.high, r.level, r.sd_log_ratio "
                "FROM duet_rows r JOIN duets d ON d.id = r.duet_id WHERE r.scenario = ?1 "
                "AND (?2 IS NULL OR (d.machine = ?2 AND d.preset = ?3 AND d.config_hash = ?4 AND d.time < ?5 "
                "AND d.duet_hash <> ?6)) ORDER BY d.time, d.id")
@@ -181,7 +180,7 @@ std::vector<DuetRatio> HistoryStore::duet_series(const std::string& scenario, co
     r.scenario = s.text(11);
     r.verdict = s.text(12);
     r.pairs = static_cast<int>(s.integer(13));
-    r.log_ratio = number_or_nan(s, 14);
+    r.change = number_or_nan(s, 14);
     r.low = number_or_nan(s, 15);
     r.high = number_or_nan(s, 16);
     r.level = number_or_nan(s, 17);

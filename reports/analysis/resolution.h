@@ -75,8 +75,9 @@ Resolution resolve(double low, double high, const SideNoise& a, const SideNoise&
                    double level = 0.95, int max_more = 200);
 
 // "4 more runs of A and 2 of B" (a_name, b_name name the sides: "A", "B";
-// "baseline runs", "runs tonight"); "more runs than 200 of either side" when
-// unreachable. Empty when resolved.
+// "baseline runs", "runs tonight"); "more than N further runs (modelled)"
+// when max_more runs of both sides together would not settle it. Empty when
+// resolved.
 std::string settle_text(const Resolution& r, const std::string& a_name, const std::string& b_name);
 
 }  // namespace ftb::stats

@@ -17,11 +17,6 @@ bool same_series(const HistoryRun& a, const HistoryRun& b) {
 
 bool by_threshold(Metric m) { return m == Metric::test_acc || m == Metric::peak_bytes; }
 
-std::string percent(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f %%", 100 * v);
-  return buf;
-}
 
 // The rows `regress` gave each run's report as tonight, judged on first use
 // and kept: one judgement per report whatever the number of scenarios shown.
@@ -166,10 +161,10 @@ std::string trend_markdown(const std::string& scenario, Metric m, const std::vec
     if (p.verdict.outcome == stats::Verdict::insufficient) verdict = "insufficient history";
     if (p.verdict.outcome == stats::Verdict::worse) verdict = "**regressed**";
     if (std::isfinite(p.verdict.change) && p.verdict.outcome != stats::Verdict::insufficient)
-      verdict += " (" + percent(p.verdict.change) + ")";
+      verdict += " (" + format_percent(p.verdict.change) + ")";
     std::string cp;
     if (p.change_point) {
-      cp = "**step " + percent(p.step) + "**";
+      cp = "**step " + format_percent(p.step) + "**";
       // The previous run of its series: the commit range of the step.
       std::string from = "?";
       for (size_t j = i; j-- > 0;)
@@ -177,7 +172,7 @@ std::string trend_markdown(const std::string& scenario, Metric m, const std::vec
           from = points[j].run.git_commit + " (" + points[j].run.time + ")";
           break;
         }
-      std::string step = percent(p.step) + " between " + from + " and " + p.run.git_commit + " (" + p.run.time + ")";
+      std::string step = format_percent(p.step) + " between " + from + " and " + p.run.git_commit + " (" + p.run.time + ")";
       // What changed across it, indented under the step.
       for (const auto& line : what_changed_lines(p.what_changed)) step += "\n  " + line;
       steps.push_back(step);
@@ -204,17 +199,15 @@ std::string trend_markdown(const std::string& scenario, Metric m, const std::vec
 std::string duet_trend_markdown(const std::string& scenario, const std::vector<DuetRatio>& ratios) {
   std::vector<std::vector<std::string>> rows = {
       {"time", "tonight", "reference", "machine", "mode", "pairs", "change B / A", "interval (level)", "verdict"}};
-  // As duet.md prints it: the mean log ratio in per cent.
-  const auto pct = [](double log_ratio) { return std::isfinite(log_ratio) ? percent(log_ratio) : "-"; };
   for (const auto& r : ratios) {
     const std::string level = std::isfinite(r.level) ? " (" + format_double("%.3g", 100 * r.level) + " %)" : "";
     rows.push_back({r.duet.time, r.duet.git_commit, r.duet.reference, r.duet.machine, r.duet.mode,
-                    std::to_string(r.pairs), pct(r.log_ratio), pct(r.low) + " to " + pct(r.high) + level,
+                    std::to_string(r.pairs), format_percent(r.change), format_percent(r.low) + " to " + format_percent(r.high) + level,
                     r.verdict == "regressed" ? "**regressed**" : r.verdict});
   }
   return "### " + scenario + ": duet jobs (tonight B against the reference A, pair by pair)\n\n" +
          format_table(rows, {false, false, false, false, false, true, true, true, false}, TableStyle::markdown) +
-         "\nChange: the mean over the job's pairs of log(B / A) of train_samples_per_s, in per cent (as duet.md "
+         "\nChange: B / A - 1 of train_samples_per_s, the geometric mean over the job's pairs (as duet.md "
          "prints it); interval and verdict as that job judged them.\n";
 }
 

@@ -20,6 +20,11 @@ std::string Environment::timestamp() const { return string_at(facts_, "timestamp
 std::string Environment::git_commit() const { return string_at(facts_, "git_commit"); }
 std::string Environment::git_tree() const { return string_at(facts_, "git_tree"); }
 
+std::string recorded_commit(const Environment& e) {
+  const std::string c = e.git_commit();
+  return c.empty() ? "unknown" : c;
+}
+
 std::string Environment::cpu_model() const {
   const auto* cpu = find("cpu");
   return cpu ? string_at(*cpu, "model") : "";

@@ -46,6 +46,8 @@ class Environment {
 void to_json(nlohmann::json& j, const Environment& e);
 void from_json(const nlohmann::json& j, Environment& e);
 
+// The build's commit as history keeps it: git_commit(), "unknown" when absent.
+std::string recorded_commit(const Environment& e);
 // The GPUs by name and count, first seen first: "2x NVIDIA H200",
 // "NVIDIA H200, NVIDIA A100"; "" without GPUs.
 std::string gpu_summary(const Environment& e);

@@ -1,15 +1,11 @@
 #include "reports/views/phase_table.h"
 
-#include <cstdio>
+#include "core/base/text_format.h"
 
 namespace ftb {
 
 namespace {
-std::string percent(double share) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", share * 100);
-  return buf;
-}
+std::string percent(double share) { return format_percent(share, "%.1f"); }
 }  // namespace
 
 std::optional<ResultTable> phase_table(const Report& report) {
@@ -29,9 +25,7 @@ std::optional<ResultTable> phase_table(const Report& report) {
     if (r.status != Status::ok || r.phases.empty()) continue;
     std::vector<std::string> row = {r.scenario, to_string(r.phases.clock)};
     for (Phase p : all_phases()) row.push_back(percent(r.phases.share(p)));
-    char total[32];
-    std::snprintf(total, sizeof total, "%.2f", r.phases.total());
-    row.push_back(total);
+    row.push_back(format_double("%.2f", r.phases.total()));
     row.push_back(r.real_token_share > 0 ? percent(r.real_token_share) : "-");
     t.rows.push_back(std::move(row));
   }

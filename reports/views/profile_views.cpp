@@ -7,7 +7,7 @@
 namespace ftb {
 namespace {
 
-std::string pct(double share) { return format_double("%.0f", 100 * share) + " %"; }
+std::string pct(double share) { return format_percent(share, "%.0f %%"); }
 std::string ms(double s) { return format_double("%.2f", 1000 * s); }
 
 bool any_profile(const Report& report) {

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "core/base/json_fields.h"
 #include "reports/views/vega.h"
 
 namespace ftb {
@@ -12,7 +13,6 @@ using nlohmann::json;
 
 namespace {
 
-json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 // "11-01 02:00 c001": the run's UTC date and time and its commit (7
 // characters), one ordinal tick per run (a temporal axis labels nightly runs
