@@ -8,8 +8,8 @@
 #include "core/base/errors.h"
 #include "core/base/files.h"
 #include "core/base/json_fields.h"
-#include "reports/analysis/history.h"
 #include "core/base/text_format.h"
+#include "reports/analysis/history.h"
 #include "reports/analysis/regress.h"
 #include "reports/analysis/two_level.h"
 #include "reports/record/report.h"
@@ -75,7 +75,6 @@ double correlation(const std::vector<double>& a, const std::vector<double>& b) {
   return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : kNoValue;
 }
 
-
 json side_record(const DuetSide& s) {
   json j = {{"executable", s.executable}, {"args", s.args}, {"env", s.env}};
   if (!s.executable_hash.empty()) j["executable_hash"] = s.executable_hash;
@@ -121,7 +120,6 @@ json row_json(const DuetJob& job, size_t i) {
   }
   return j;
 }
-
 
 std::string cores_text(const std::vector<int>& cores) {
   std::string s;

@@ -20,6 +20,18 @@ using nlohmann::json;
 using namespace ftb;
 using namespace ftb::testing;
 
+namespace {
+// Rewrites a history file behind the store's back (an older or newer
+// version, a stale key): `sql` run on it directly, the file closed after.
+void rewrite_history_file(const std::string& db, const char* sql) {
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(db.c_str(), &raw) == SQLITE_OK);
+  const int rc = sqlite3_exec(raw, sql, nullptr, nullptr, nullptr);
+  sqlite3_close(raw);
+  REQUIRE(rc == SQLITE_OK);
+}
+}  // namespace
+
 
 TEST_CASE("history keys: machine from host, CPU and GPUs, config hash ignores output paths and repeats") {
   json env = {{"host", "box"}, {"cpu", {{"model", "EPYC"}}}, {"gpus", json::array()}};
@@ -114,10 +126,7 @@ TEST_CASE("history store: not a database, missing, or from a newer ftbench is an
             .find("report.json: ") == dir.path().size() + 1);
   const std::string db = dir.path() + "/h.db";
   { HistoryStore store(db, HistoryStore::Open::create); }
-  sqlite3* raw = nullptr;
-  REQUIRE(sqlite3_open(db.c_str(), &raw) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(raw, "UPDATE schema_version SET version = 99", nullptr, nullptr, nullptr) == SQLITE_OK);
-  sqlite3_close(raw);
+  rewrite_history_file(db, "UPDATE schema_version SET version = 99");
   CHECK(error_of([&] { HistoryStore(db, HistoryStore::Open::existing); })
             .find("history schema version 99 is newer") != std::string::npos);
 }
@@ -155,13 +164,9 @@ TEST_CASE("history schema 2: each run's environment and data hash stored, a vers
     store.add(fake_report_json(run_at(2, {100})), "r2.json");  // an older ftbench: no data hash
   }
   // Made a version 1 file again: the columns dropped, the version set back.
-  sqlite3* raw = nullptr;
-  REQUIRE(sqlite3_open(db.c_str(), &raw) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(raw, "ALTER TABLE runs DROP COLUMN environment; ALTER TABLE runs DROP COLUMN data_hash; "
-                            "ALTER TABLE repeats DROP COLUMN test_examples; ALTER TABLE repeats DROP COLUMN test_correct; "
-                            "DROP TABLE duet_rows; DROP TABLE duets; UPDATE schema_version SET version = 1",
-                       nullptr, nullptr, nullptr) == SQLITE_OK);
-  sqlite3_close(raw);
+  rewrite_history_file(db, "ALTER TABLE runs DROP COLUMN environment; ALTER TABLE runs DROP COLUMN data_hash; "
+                       "ALTER TABLE repeats DROP COLUMN test_examples; ALTER TABLE repeats DROP COLUMN test_correct; "
+                       "DROP TABLE duet_rows; DROP TABLE duets; UPDATE schema_version SET version = 1");
   HistoryStore store(db, HistoryStore::Open::existing);
   CHECK(store.schema_version() == kHistorySchemaVersion);
   const auto series = store.series("baseline");
@@ -265,12 +270,8 @@ TEST_CASE("history migration: a version 4 file's series are hashed again under t
   };
   const json a = at(0, "/models/a/vocab.txt"), b = at(1, "/scratch/vocab.txt");
   { HistoryStore store(db, HistoryStore::Open::create); store.add(a, "a.json"); store.add(b, "b.json"); }
-  sqlite3* raw = nullptr;
-  REQUIRE(sqlite3_open(db.c_str(), &raw) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(raw, "UPDATE runs SET config_hash = 'stale-' || id; DROP TABLE duet_rows; DROP TABLE duets; "
-                            "UPDATE schema_version SET version = 4",
-                       nullptr, nullptr, nullptr) == SQLITE_OK);
-  sqlite3_close(raw);
+  rewrite_history_file(db, "UPDATE runs SET config_hash = 'stale-' || id; DROP TABLE duet_rows; DROP TABLE duets; "
+                       "UPDATE schema_version SET version = 4");
   HistoryStore store(db, HistoryStore::Open::existing);
   CHECK(store.schema_version() == kHistorySchemaVersion);
   const RunKey key = run_key(report_from_json(a, "a.json"), "a.json");
@@ -404,12 +405,8 @@ TEST_CASE("history duets: a version 6 file (the change column named log_ratio) o
     store.add_duet(duet_record(-0.05, "regressed", "0123456789abcdef"), fake_report(run_at(0, {100})),
                    fake_report(run_at(1, {95})), "night-1/duet.json");
   }
-  sqlite3* raw = nullptr;
-  REQUIRE(sqlite3_open(db.c_str(), &raw) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(raw, "ALTER TABLE duet_rows RENAME COLUMN change_ratio TO log_ratio; "
-                            "UPDATE schema_version SET version = 6",
-                       nullptr, nullptr, nullptr) == SQLITE_OK);
-  sqlite3_close(raw);
+  rewrite_history_file(db, "ALTER TABLE duet_rows RENAME COLUMN change_ratio TO log_ratio; "
+                       "UPDATE schema_version SET version = 6");
   HistoryStore store(db, HistoryStore::Open::existing);
   CHECK(store.schema_version() == kHistorySchemaVersion);
   const auto series = store.duet_series("baseline");

@@ -58,7 +58,7 @@ json settle_json(const RowVerdict& v, stats::Ruling why, const stats::Resolution
           {"more_other_runs", r.more_b},
           {"reachable", r.reachable},
           {"half_width_log", finite_or_null(r.half_width)},
-          {"planned_half_width_log", std::isfinite(r.planned_half_width) ? json(r.planned_half_width) : json(nullptr)},
+          {"planned_half_width_log", finite_or_null(r.planned_half_width)},
           {"modelled", true},
           {"text", settle_words(r)}};
 }
@@ -259,7 +259,7 @@ json metric_json(const MetricComparison& m) {
                  {"df", m.levels.df},
                  {"test_df", m.levels.test_df},
                  {"log_ratio", m.levels.diff},
-                 {"se", std::isfinite(m.levels.se) ? json(m.levels.se) : json(nullptr)},
+                 {"se", finite_or_null(m.levels.se)},
                  {"p_two_sided", std::isfinite(m.levels.p_two_sided()) ? json(m.levels.p_two_sided())
                                                                       : json(nullptr)}};
   }

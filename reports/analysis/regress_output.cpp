@@ -153,8 +153,6 @@ std::string regress_markdown(const RegressSummary& s) {
 
 namespace {
 
-json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
 // The 95 % interval of current / reference, as compare.json writes its
 // ratios (intervals.h's to_json: median, low, high, coverage, method, min,
 // max, n): t on the log levels at the test's df (before Holm). min and max
@@ -191,8 +189,8 @@ json settle_json(const MetricVerdict& v, bool from_history) {
   return {{"more_reference_runs", r.more_a},
           {"more_current_runs", r.more_b},
           {"reachable", r.reachable},
-          {"half_width_log", number_or_null(r.half_width)},
-          {"planned_half_width_log", number_or_null(r.planned_half_width)},
+          {"half_width_log", finite_or_null(r.half_width)},
+          {"planned_half_width_log", finite_or_null(r.planned_half_width)},
           {"modelled", true}};
 }
 
@@ -206,19 +204,19 @@ json regress_to_json(const RegressSummary& s) {
                 {"unit", metric_unit(r.metric)},
                 {"gating", r.gating},
                 {"verdict", to_string(r.outcome)},
-                {"reference_level", number_or_null(r.reference_median)},
+                {"reference_level", finite_or_null(r.reference_median)},
                 {"reference_runs", r.reference_runs},
                 {"level_runs", r.level_runs},
                 {"reference_repeats", r.reference_n},
-                {"current_median", number_or_null(r.current_median)},
+                {"current_median", finite_or_null(r.current_median)},
                 {"current_runs", r.current_runs},
                 {"current_repeats", r.current_n},
-                {"change", number_or_null(r.change)},
+                {"change", finite_or_null(r.change)},
                 {"interval", change_interval(r)},
-                {"p_one_sided_worse", number_or_null(r.p)},
+                {"p_one_sided_worse", finite_or_null(r.p)},
                 // As compare.json: a number, null where no test ran (like p) or
                 // infinite (the normal, a known noise; JSON has no infinity).
-                {"df", std::isfinite(r.p) && r.df > 0 ? number_or_null(r.df) : json(nullptr)},
+                {"df", std::isfinite(r.p) && r.df > 0 ? finite_or_null(r.df) : json(nullptr)},
                 {"note", r.note},
                 {"cannot_tell_reason",
                  stats::cannot_tell_reason(r.why).empty() ? json(nullptr) : json(stats::cannot_tell_reason(r.why))},

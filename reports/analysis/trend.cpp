@@ -17,7 +17,6 @@ bool same_series(const HistoryRun& a, const HistoryRun& b) {
 
 bool by_threshold(Metric m) { return m == Metric::test_acc || m == Metric::peak_bytes; }
 
-
 // The rows `regress` gave each run's report as tonight, judged on first use
 // and kept: one judgement per report whatever the number of scenarios shown.
 class NightVerdicts {
