@@ -3,7 +3,8 @@
 // pair, judged on each pair's log ratio B / A (reports/analysis/duet.h)
 // within a time budget. The sides are two executables (--a, --b; both this
 // one by default) or one with a side's own overrides (--a-set, --b-set);
-// the sides swap cores every pair, so neither keeps the faster core. Each
+// the sides swap cores every pair, so neither keeps the faster core, and
+// with --rotate-s trade them within a pair too. Each
 // side's report is DIR/pair-K/{a,b}/report.json; DIR/duet.json holds both
 // sides, every pair, the cores, the swap and the verdicts, rewritten after
 // every pair (an interrupted job keeps what it measured); DIR/duet.md the
@@ -40,6 +41,8 @@ struct DuetArgs {
   int cores_per_side = 1;
   int gpus_per_side = 0;
   double budget_s = 900;
+  double rotate_s = 0.25;
+  bool rotate_given = false;  // --rotate-s on the command line (the sequential mode refuses it)
   bool sequential = false;
   stats::DuetDesign design;
 };
@@ -71,6 +74,9 @@ DuetJob plan_job(DuetArgs& a) {
   check_executable(a.b_exe, "--b");
   if (a.cores_per_side < 1) input_error("--cores-per-side", "must be at least 1");
   if (!(a.budget_s > 0)) input_error("--budget-s", "must be > 0");
+  if (!(a.rotate_s >= 0)) input_error("--rotate-s", "must be >= 0 (0: each side keeps its cores for the pair)");
+  if (a.sequential && a.rotate_given && a.rotate_s > 0)
+    input_error("--rotate-s", "needs both sides at once (not --sequential)");
   if (const auto why = stats::design_problem(a.design); !why.empty()) input_error("--looks/--alpha", why);
   bool cuda = false;
   for (const auto* set : {&a.a_set, &a.b_set}) {  // each side's flags resolve (bad ones fail here)
@@ -94,6 +100,7 @@ DuetJob plan_job(DuetArgs& a) {
   job.design = a.design;
   job.budget_s = a.budget_s;
   job.sequential = a.sequential;
+  job.rotate_s = a.sequential ? 0 : a.rotate_s;
   for (int i = 0; i < a.cores_per_side; ++i) {
     job.core_sets[0].push_back(cpus[i]);
     job.core_sets[1].push_back(cpus[a.sequential ? i : a.cores_per_side + i]);
@@ -121,6 +128,7 @@ DuetJob plan_job(DuetArgs& a) {
 PairRun pair_setup(const DuetJob& job, int k) {
   PairRun p;
   p.together = !job.sequential;
+  p.rotate_s = job.rotate_s;
   const bool swapped = k % 2 == 0;
   p.first = job.sequential && swapped ? 'b' : 'a';
   p.a.cores = job.core_sets[swapped && !job.sequential ? 1 : 0];
@@ -158,6 +166,7 @@ int rejudge_duet(const DuetArgs& a, const CLI::App& sub) {
 int run_duet(DuetArgs a, const CLI::App& sub) {
   if (!a.rejudge.empty()) return rejudge_duet(a, sub);
   if (a.out.empty()) input_error("--out", "is required (the folder for the pairs' reports and duet.json)");
+  a.rotate_given = sub.count("--rotate-s") > 0;
   DuetJob job = plan_job(a);
   job.out = a.out;
   const auto t0 = std::chrono::steady_clock::now();
@@ -214,6 +223,10 @@ Command add_duet_command(CLI::App& app) {
                   "GPUs each side gets (CUDA_VISIBLE_DEVICES, swapped every pair like the cores; default 0: CPU "
                   "sides; CUDA sides must have their own)");
   sub->add_option("--budget-s", a->budget_s, "the job's time budget in seconds (default 900)");
+  sub->add_option("--rotate-s", a->rotate_s,
+                  "the sides trade cores this often within a pair, so a core slower for a while slows both "
+                  "(every thread of each side re-pinned; default 0.25; 0: each keeps its cores for the pair; "
+                  "the sequential mode: 0)");
   sub->add_option("--looks", a->design.looks, "pair counts to judge at (default 3,5,8,12; the last is the most pairs)")
       ->delimiter(',');
   sub->add_option("--alpha", a->design.family_alpha, "whole-job false alarms over every row and look (default 0.01)");

@@ -1,7 +1,12 @@
 #include "bench/duet_pair.h"
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <filesystem>
 #include <fstream>
+#include <memory>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -43,12 +48,18 @@ int exit_code_of(const Finished& f) {
   return WIFEXITED(f.status) ? WEXITSTATUS(f.status) : 1;
 }
 
-// On the calling thread: pin it to the side's cores (the child inherits the
-// mask), run the side, keep its console output beside its folder.
-void run_side(const DuetSide& side, SideRun& run, double timeout_s) {
+cpu_set_t cpu_set_of(const std::vector<int>& cores) {
   cpu_set_t set;
   CPU_ZERO(&set);
-  for (int c : run.cores) CPU_SET(c, &set);
+  for (int c : cores) CPU_SET(c, &set);
+  return set;
+}
+
+// On the calling thread: pin it to the side's cores (the child inherits the
+// mask), run the side, keep its console output beside its folder; `pid`
+// holds the side's process id while it runs (0 before and after).
+void run_side(const DuetSide& side, SideRun& run, double timeout_s, std::atomic<int>* pid = nullptr) {
+  const cpu_set_t set = cpu_set_of(run.cores);
   if (::sched_setaffinity(0, sizeof set, &set) != 0) {
     run.exit_code = 127;
     write_file_atomic(run.out + ".log", "duet: cannot pin to the side's cores\n");
@@ -68,13 +79,70 @@ void run_side(const DuetSide& side, SideRun& run, double timeout_s) {
   argv.insert(argv.end(), {side.executable, "run", "--out", run.out});
   argv.insert(argv.end(), side.args.begin(), side.args.end());
   const auto t0 = Clock::now();
-  const Finished f = run_captured(argv, timeout_s);
+  const Finished f = run_captured(argv, timeout_s, [pid](int p) {
+    if (pid) pid->store(p);
+  });
   run.seconds = side_seconds_since(t0);
   run.exit_code = exit_code_of(f);
   write_file_atomic(run.out + ".log", f.out + f.err + (f.spawn_error.empty() ? "" : f.spawn_error + "\n"));
 }
 
+// While both sides run, every rotate_s seconds: each side onto the other's
+// cores (a trade counts only when both pids are known: never both sides on
+// one core set). Stops when `done` is set.
+class Rotator {
+ public:
+  Rotator(PairRun& pair, std::atomic<int>& pid_a, std::atomic<int>& pid_b)
+      : pair_(pair), pid_a_(pid_a), pid_b_(pid_b), thread_([this] { loop(); }) {}
+  ~Rotator() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  void loop() {
+    bool traded = false;
+    std::unique_lock<std::mutex> lock(m_);
+    const auto period = std::chrono::duration<double>(pair_.rotate_s);
+    while (!cv_.wait_for(lock, period, [this] { return done_; })) {
+      const int a = pid_a_.load(), b = pid_b_.load();
+      if (a <= 0 || b <= 0) continue;  // one side not started yet, or ended: nothing to trade
+      traded = !traded;
+      pin_process(a, traded ? pair_.b.cores : pair_.a.cores);
+      pin_process(b, traded ? pair_.a.cores : pair_.b.cores);
+      ++pair_.rotations;
+    }
+  }
+  PairRun& pair_;
+  std::atomic<int>&pid_a_, &pid_b_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;  // last: starts once the members above exist
+};
+
 }  // namespace
+
+int pin_process(int pid, const std::vector<int>& cores) {
+  if (pid <= 0) return 0;
+  const cpu_set_t set = cpu_set_of(cores);
+  std::error_code ec;
+  int pinned = 0;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    int tid = 0;
+    try {
+      tid = std::stoi(task.path().filename().string());
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (::sched_setaffinity(tid, sizeof set, &set) == 0) ++pinned;  // a thread that just ended: skipped
+  }
+  return pinned;
+}
 
 std::vector<int> available_cpus() {
   cpu_set_t set;
@@ -93,10 +161,15 @@ PairRun run_pair(const DuetSide& a_side, const DuetSide& b_side, PairRun pair, d
   if (pair.together) {
     // Two threads, each pinned before it starts its side: the sides start
     // within a thread start of each other.
-    std::thread ta([&] { run_side(a_side, pair.a, timeout_s); });
-    std::thread tb([&] { run_side(b_side, pair.b, timeout_s); });
-    ta.join();
-    tb.join();
+    std::atomic<int> pid_a{0}, pid_b{0};
+    std::thread ta([&] { run_side(a_side, pair.a, timeout_s, &pid_a); });
+    std::thread tb([&] { run_side(b_side, pair.b, timeout_s, &pid_b); });
+    {
+      std::unique_ptr<Rotator> rotator;
+      if (pair.rotate_s > 0) rotator = std::make_unique<Rotator>(pair, pid_a, pid_b);
+      ta.join();
+      tb.join();
+    }
   } else {
     // A thread for the pinning, so this thread's mask stays as it was.
     std::thread t([&] {

@@ -1,7 +1,10 @@
 // One pair of a duet (bench/cmd_duet.cpp): both sides' `ftbench run` started
 // together, each pinned to its own cores (the thread that starts a side pins
 // itself first, and the child inherits its CPU mask), or in the sequential
-// mode one after the other on the same cores. What the machine did beside
+// mode one after the other on the same cores. With rotate_s the sides trade
+// cores every rotate_s seconds while both run (every thread of each side's
+// process re-pinned at once), so a core that is slower for a while (a
+// neighbour on its host core) slows both sides alike instead of one. What the machine did beside
 // the pair is read around it: the steal time the hypervisor took and the
 // load average, so a noisy pair is seen, not guessed at.
 #pragma once
@@ -33,14 +36,22 @@ struct PairRun {
   double seconds = 0;    // the pair's wall time
   double steal_s = 0;    // CPU time the hypervisor took from this machine meanwhile (/proc/stat), all CPUs
   double loadavg_before = -1, loadavg_after = -1;  // 1-minute load average (/proc/loadavg); -1 unknown
+  double rotate_s = 0;  // together: the sides trade cores this often while both run; 0 = each keeps its own
+  int rotations = 0;    // trades done (a side's cores above are where it started)
 };
 
 // The CPUs this process may run on (sched_getaffinity), in order.
 std::vector<int> available_cpus();
 
+// Pins every thread of process `pid` (/proc/PID/task) to `cores`; the
+// threads pinned (0 when the process is gone).
+int pin_process(int pid, const std::vector<int>& cores);
+
 // Runs one pair: a on a.cores, b on b.cores (set by the caller), each
 // `executable run --out <out> args...` with its output in <out>.log; each
-// side stopped after timeout_s. Returns when both have ended.
+// side stopped after timeout_s; together with rotate_s > 0, trading cores
+// (the side process's own threads; processes a side starts keep the mask
+// they started with). Returns when both have ended.
 PairRun run_pair(const DuetSide& a_side, const DuetSide& b_side, PairRun pair, double timeout_s);
 
 }  // namespace ftb

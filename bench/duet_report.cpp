@@ -96,6 +96,7 @@ json pair_json(const DuetPair& p, size_t k) {
           {"b", side_json(p.run.b)},
           {"seconds", p.run.seconds},
           {"steal_s", finite_or_null(p.run.steal_s)},
+          {"rotations", p.run.rotations},
           {"loadavg_before", finite_or_null(p.run.loadavg_before)},
           {"loadavg_after", finite_or_null(p.run.loadavg_after)},
           {"train_samples_per_s", rows}};
@@ -130,7 +131,9 @@ std::string cores_text(const std::vector<int>& cores) {
 // One line a pair: where each side ran, what the machine did meanwhile, and
 // each row's ratio, so a noisy pair is seen.
 std::string pairs_markdown(const DuetJob& job) {
+  const bool trades = job.rotate_s > 0;
   std::vector<std::vector<std::string>> t = {{"pair", "cores A | B", "seconds", "steal s", "load before -> after"}};
+  if (trades) t[0].insert(t[0].begin() + 2, "trades");
   for (const auto& row : job.rows) t[0].push_back(row + " B / A");
   for (size_t k = 0; k < job.pairs.size(); ++k) {
     const auto& p = job.pairs[k];
@@ -139,6 +142,7 @@ std::string pairs_markdown(const DuetJob& job) {
         cores_text(p.run.a.cores) + " | " + cores_text(p.run.b.cores), format_double("%.0f", p.run.seconds),
         p.run.steal_s >= 0 ? format_double("%.1f", p.run.steal_s) : "-",
         format_double("%.2f", p.run.loadavg_before) + " -> " + format_double("%.2f", p.run.loadavg_after)};
+    if (trades) line.insert(line.begin() + 2, std::to_string(p.run.rotations));
     for (const auto& row : job.rows) {
       const auto it = p.throughput.find(row);
       line.push_back(it == p.throughput.end() ? "-" : format_percent(it->second[1] / it->second[0] - 1));
@@ -230,6 +234,7 @@ DuetPair pair_from_json(const json& j) {
   p.run.b = side_from_json(j.at("b"));
   p.run.seconds = j.at("seconds").get<double>();
   p.run.steal_s = number_or_nan(j, "steal_s");
+  p.run.rotations = j.value("rotations", 0);  // absent: a job from before the trades (none)
   p.run.loadavg_before = number_or_nan(j, "loadavg_before");
   p.run.loadavg_after = number_or_nan(j, "loadavg_after");
   for (const auto& [row, t] : j.at("train_samples_per_s").items())
@@ -256,6 +261,7 @@ DuetJob duet_from_json(const json& j, const std::string& where) {
     job.design.min_effect = d.at("min_effect").get<double>();
     job.design.looks = int_list(d.at("looks"));
     job.budget_s = j.at("budget_s").get<double>();
+    job.rotate_s = j.value("rotate_s", 0.0);
     job.elapsed_s = j.at("elapsed_s").get<double>();
     job.stopped = j.at("stopped").get<std::string>();
     job.failure = j.at("failure").get<std::string>();
@@ -304,6 +310,7 @@ json duet_json(const DuetJob& job) {
           {"design", {{"family_alpha", d.family_alpha}, {"same_risk", d.same_risk}, {"min_effect", d.min_effect},
                       {"looks", d.looks}, {"look_alpha", d.look_alpha()}, {"interval_level", d.interval_level()}}},
           {"budget_s", job.budget_s},
+          {"rotate_s", job.rotate_s},
           {"elapsed_s", job.elapsed_s},
           {"stopped", job.stopped},
           {"failure", job.failure},
@@ -342,7 +349,11 @@ std::string duet_markdown(const DuetJob& job) {
     if (r.contains("reason")) s += "- " + r["scenario"].get<std::string>() + ": " + r["reason"].get<std::string>() + "\n";
   if (!job.failure.empty()) s += "\nFailed: " + job.failure + "\n";
   s += "\nThe pairs (steal: CPU time the hypervisor took from this machine during the pair, all CPUs; load: the "
-       "1-minute load average):\n\n" + pairs_markdown(job);
+       "1-minute load average" +
+       (job.rotate_s > 0 ? "; cores: where each side started, trades: how often the sides traded cores while both "
+                           "ran, every " + format_double("%.3g", job.rotate_s) + " s"
+                         : std::string()) +
+       "):\n\n" + pairs_markdown(job);
   return s;
 }
 

@@ -28,6 +28,7 @@ struct DuetJob {
   std::array<std::vector<int>, 2> core_sets;  // the duet's two sets (the same set twice: sequential)
   std::array<std::vector<int>, 2> gpu_sets;   // likewise for GPUs (empty: CPU sides)
   bool sequential = false;
+  double rotate_s = 0;  // the duet's sides trade cores this often within a pair (0: every pair keeps its cores)
   stats::DuetDesign design;
   double budget_s = 0, elapsed_s = 0;
   std::string out;

@@ -12,13 +12,21 @@
 # p-value of the F test that their variances are equal).
 # Sets: default (ASLR on, THP as the machine has it); aslr-off (setarch -R:
 # the same addresses every process); thp-always (transparent huge pages for
-# every mapping, not only madvised ones; restored after). Each run:
+# every mapping, not only madvised ones; restored after); malloc-thp (THP as
+# the machine has it, and glibc's malloc asked to madvise its heap and its
+# mmapped blocks for huge pages: GLIBC_TUNABLES glibc.malloc.hugetlb=1, one
+# process's own THP, no root needed). Each run:
 # --preset smoke --scenarios baseline,fused_adam,amp_bf16 --repeats 1 epochs=1.
 set -euo pipefail
 out=${1:?usage: tools/luck_causes.sh OUT [FTBENCH] [RUNS]}
 ftbench=${2:-$(dirname "$0")/../build/ftbench}
 runs=${3:-8}
 read -ra sets <<<"${FTB_SETS:-default aslr-off thp-always}"
+for set in "${sets[@]}"; do
+  case $set in default|aslr-off|thp-always|malloc-thp) ;;
+    *) echo "luck_causes.sh: FTB_SETS: unknown set '$set' (default, aslr-off, thp-always, malloc-thp)" >&2; exit 2 ;;
+  esac
+done
 thp=/sys/kernel/mm/transparent_hugepage/enabled
 was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp")
 trap 'echo "$was" > "$thp" 2>/dev/null || true' EXIT
@@ -31,6 +39,8 @@ for k in $(seq 1 "$runs"); do
       default) echo "$was" > "$thp"; "$ftbench" run --out "$dir" "${run[@]}" > "$dir.log" 2>&1 ;;
       aslr-off) echo "$was" > "$thp"; setarch "$(uname -m)" -R "$ftbench" run --out "$dir" "${run[@]}" > "$dir.log" 2>&1 ;;
       thp-always) echo always > "$thp"; "$ftbench" run --out "$dir" "${run[@]}" > "$dir.log" 2>&1 ;;
+      malloc-thp) echo "$was" > "$thp"
+        GLIBC_TUNABLES=glibc.malloc.hugetlb=1 "$ftbench" run --out "$dir" "${run[@]}" > "$dir.log" 2>&1 ;;
     esac
   done
 done
@@ -38,25 +48,8 @@ echo "$was" > "$thp"
 for set in "${sets[@]}"; do
   "$ftbench" calibrate --reports "$out/$set"/run-*/report.json --out "$out/$set" > "$out/$set/calibrate.md"
 done
-# Each set against the first: the sds' ratio and the F test of equal
-# variances (two-sided; scipy from the project's venv).
-"$(dirname "$0")/../.venv/bin/python" - "$out" "${sets[@]}" > "$out/causes.md" <<'PY'
-import json, sys
-from scipy.stats import f
-out, sets = sys.argv[1], sys.argv[2:]
-noise = {s: json.load(open(f"{out}/{s}/noise.json"))["scenarios"] for s in sets}
-print(f"| set | row | runs | run-to-run sd of log throughput | sd / {sets[0]}'s | F test p (two-sided) |")
-print("| --- | --- | ---: | ---: | ---: | ---: |")
-for s in sets:
-    for row, metrics in sorted(noise[s].items()):
-        e, b = metrics["train_samples_per_s"], noise[sets[0]][row]["train_samples_per_s"]
-        if s == sets[0]:
-            ratio, p = "1", "-"
-        else:
-            F = (e["run_cv"] / b["run_cv"]) ** 2
-            d1, d2 = e["runs"] - 1, b["runs"] - 1
-            ratio = f"{e['run_cv'] / b['run_cv']:.2f}"
-            p = f"{min(1.0, 2 * min(f.cdf(F, d1, d2), f.sf(F, d1, d2))):.3f}"
-        print(f"| {s} | {row} | {e['runs']} | {100 * e['run_cv']:.2f} % | {ratio} | {p} |")
-PY
+# Each set against the first (tools/luck_causes_table.py: the sds' ratio,
+# the F test of equal variances; then the same with the rounds' shared drift
+# taken out); scipy from the project's venv.
+"$(dirname "$0")/../.venv/bin/python" "$(dirname "$0")/luck_causes_table.py" "$out" "${sets[@]}" > "$out/causes.md"
 cat "$out/causes.md"

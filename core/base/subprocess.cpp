@@ -38,35 +38,44 @@ struct Pipe {
   }
 };
 
-}  // namespace
-
-Finished run_captured(const std::vector<std::string>& argv, double timeout_s) {
-  Finished f;
-  Pipe out, err;
-  if (::pipe2(out.fd, O_CLOEXEC) != 0 || ::pipe2(err.fd, O_CLOEXEC) != 0) {
-    f.spawn_error = std::string("pipe: ") + std::strerror(errno);
-    return f;
-  }
+// argv[0] ... with stdout and stderr on `out_fd` and `err_fd`, in a process
+// group of its own; 0, or posix_spawn's error.
+int spawn_in_own_group(const std::vector<std::string>& argv, int out_fd, int err_fd, pid_t& pid) {
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out.fd[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err.fd[1], STDERR_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err_fd, STDERR_FILENO);
   posix_spawnattr_init(&attr);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attr, 0);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  pid_t pid = -1;
   const int rc = ::posix_spawn(&pid, args[0], &actions, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
+  return rc;
+}
+
+}  // namespace
+
+Finished run_captured(const std::vector<std::string>& argv, double timeout_s,
+                      const std::function<void(int pid)>& pid_seen) {
+  Finished f;
+  Pipe out, err;
+  if (::pipe2(out.fd, O_CLOEXEC) != 0 || ::pipe2(err.fd, O_CLOEXEC) != 0) {
+    f.spawn_error = std::string("pipe: ") + std::strerror(errno);
+    return f;
+  }
+  pid_t pid = -1;
+  const int rc = spawn_in_own_group(argv, out.fd[1], err.fd[1], pid);
   if (rc != 0) {
     f.spawn_error = std::string(std::strerror(rc));
     return f;
   }
   f.started = true;
+  if (pid_seen) pid_seen(pid);
   out.close_end(1);
   err.close_end(1);
 
@@ -95,6 +104,7 @@ Finished run_captured(const std::vector<std::string>& argv, double timeout_s) {
     }
   }
   if (f.timed_out) ::kill(-pid, SIGKILL);
+  if (pid_seen) pid_seen(0);
   while (::waitpid(pid, &f.status, 0) < 0 && errno == EINTR) {
   }
   return f;

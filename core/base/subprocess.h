@@ -2,6 +2,7 @@
 // output captured, under a time limit. POSIX, no LibTorch.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,8 +16,11 @@ struct Finished {
 
 // argv[0] (a path, no PATH search) ... with stdout and stderr captured, in its
 // own process group (killed as a whole on timeout). posix_spawn, not fork:
-// the caller holds LibTorch's threads.
-Finished run_captured(const std::vector<std::string>& argv, double timeout_s);
+// the caller holds LibTorch's threads. `pid_seen`, when given, is told the
+// child's pid once it runs, and 0 once its output has ended, before it is
+// reaped (so a caller acting on the pid meanwhile never meets a reused one).
+Finished run_captured(const std::vector<std::string>& argv, double timeout_s,
+                      const std::function<void(int pid)>& pid_seen = nullptr);
 
 // The last non-empty line of `text` ("" for none): a helper's one-line reason.
 std::string last_line(const std::string& text);

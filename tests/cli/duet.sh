@@ -28,6 +28,7 @@ assert len(p) >= 2 and d["judged_at_pairs"] == len(p)
 assert p[0]["a"]["cores"] == p[1]["b"]["cores"] and p[0]["b"]["cores"] == p[1]["a"]["cores"], "no swap"
 assert set(p[0]["a"]["cores"]).isdisjoint(p[0]["b"]["cores"]), "sides share a core"
 assert all(x["together"] for x in p)
+assert d["rotate_s"] == 0.25 and all(x["rotations"] >= 1 for x in p), "the default: trades every quarter second"
 assert "threads=1" in d["sides"]["a"]["args"]
 assert d["sides"]["a"]["executable"].endswith("reference-ftbench"), d["sides"]["a"]
 rows = {r["scenario"]: r for r in d["rows"]}
@@ -63,8 +64,41 @@ p = d["pairs"]
 assert d["mode"] == "sequential" and len(p) == 2
 assert [x["first"] for x in p] == ["a", "b"] and not any(x["together"] for x in p)
 assert p[0]["a"]["cores"] == p[0]["b"]["cores"]
+assert d["rotate_s"] == 0 and all(x["rotations"] == 0 for x in p), "one side at a time trades nothing"
 PY
     ;;
+  duet_rotates_cores)
+    # --rotate-s: the sides trade cores while both run (every thread of each
+    # side re-pinned). Two stand-in sides that record the cores they may use
+    # ten times a second for two seconds: each sees both cores, never the
+    # other's at the same moment, and duet.json counts the trades.
+    cpus=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))')
+    [ "$cpus" -ge 2 ] || skip "needs 2 cores, this process may use $cpus"
+    cat >"$tmp/side" <<'SH'
+#!/usr/bin/env bash
+# side run --out DIR ...: its cores over time in DIR.cores, then no report (exit 3).
+out=$3
+for i in $(seq 20); do sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/$$/status >>"$out.cores"; sleep 0.1; done
+exit 3
+SH
+    chmod +x "$tmp/side"
+    "$ftbench" duet --out "$tmp/d" --a "$tmp/side" --b "$tmp/side" --rotate-s 0.25 --looks 2 "${run[@]}" \
+      >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ "$rc" = 1 ] || fail "duet with failing sides: exit $rc (1 expected): $(tail -3 "$tmp/err")"
+    python3 - "$tmp/d" <<'PY' || fail "cores: a $(tr '\n' ' ' <"$tmp/d/pair-1/a.cores"), b $(tr '\n' ' ' <"$tmp/d/pair-1/b.cores")"
+import json, sys
+d = sys.argv[1]
+j = json.load(open(f"{d}/duet.json"))
+assert j["rotate_s"] == 0.25, j["rotate_s"]
+p = j["pairs"][0]
+assert p["rotations"] >= 3, p["rotations"]
+a = open(f"{d}/pair-1/a.cores").read().split()
+b = open(f"{d}/pair-1/b.cores").read().split()
+assert len(set(a)) == 2 and len(set(b)) == 2, (a, b)  # each side on both cores over the pair
+assert a[0] == ",".join(map(str, p["a"]["cores"])) and b[0] == ",".join(map(str, p["b"]["cores"]))  # where it started
+PY
+    expect_error 2 "--rotate-s" "$ftbench" duet --out "$tmp/d2" --sequential --rotate-s 1 "${run[@]}"
+    expect_error 2 "--rotate-s" "$ftbench" duet --out "$tmp/d3" --rotate-s -1 "${run[@]}" ;;
   duet_bad_input)
     # Refused before any pair, one line naming the flag, exit 2, nothing written.
     expect_error 2 "--out" "$ftbench" duet "${run[@]}"
