@@ -31,7 +31,12 @@ std::vector<std::string> design_line(const DuetPowerArgs& a, std::vector<std::st
 // Each row of each A/A duet file, at its measured pair sd.
 void file_lines(const DuetPowerArgs& a, std::vector<std::vector<std::string>>& rows) {
   for (const auto& m : measured_pair_sds(a.files))
-    rows.push_back(design_line(a, {m.mode + ": " + m.scenario, "measured"}, m.pair_sd));
+    rows.push_back(design_line(
+        a,
+        {m.mode + (m.rotate_s > 0 ? " (trades every " + format_double("%.3g", m.rotate_s) + " s)" : "") + ": " +
+             m.scenario,
+         "measured"},
+        m.pair_sd));
 }
 
 }  // namespace
@@ -43,7 +48,8 @@ std::vector<MeasuredPair> measured_pair_sds(const std::vector<std::string>& file
     if (!d.is_object() || !d.contains("rows") || !d["rows"].is_array()) input_error(f, "has no rows (not a duet.json)");
     for (const auto& r : d["rows"])
       if (r.contains("sd_log_ratio") && r["sd_log_ratio"].is_number())
-        out.push_back({f, d.value("mode", "?"), r.value("scenario", "?"), r["sd_log_ratio"].get<double>()});
+        out.push_back({f, d.value("mode", "?"), r.value("scenario", "?"), r["sd_log_ratio"].get<double>(),
+                       d.value("rotate_s", 0.0)});
   }
   return out;
 }

@@ -31,6 +31,7 @@ struct DuetPowerArgs {
 struct MeasuredPair {
   std::string file, mode, scenario;  // mode: "duet" | "sequential"
   double pair_sd = 0;
+  double rotate_s = 0;  // the job's trades within a pair (0: none, or a record from before them)
 };
 std::vector<MeasuredPair> measured_pair_sds(const std::vector<std::string>& files);
 
