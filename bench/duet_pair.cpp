@@ -118,7 +118,8 @@ class Rotator {
     }
   }
   PairRun& pair_;
-  std::atomic<int>&pid_a_, &pid_b_;
+  std::atomic<int>& pid_a_;
+  std::atomic<int>& pid_b_;
   std::mutex m_;
   std::condition_variable cv_;
   bool done_ = false;
