@@ -87,9 +87,25 @@ void run_side(const DuetSide& side, SideRun& run, double timeout_s, std::atomic<
   write_file_atomic(run.out + ".log", f.out + f.err + (f.spawn_error.empty() ? "" : f.spawn_error + "\n"));
 }
 
+// Pins every thread of process `pid` (/proc/PID/task) to `cores`; a process
+// already gone pins nothing.
+void pin_process(int pid, const std::vector<int>& cores) {
+  const cpu_set_t set = cpu_set_of(cores);
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    int tid = 0;
+    try {
+      tid = std::stoi(task.path().filename().string());
+    } catch (const std::exception&) {
+      continue;
+    }
+    ::sched_setaffinity(tid, sizeof set, &set);  // fails only for a thread that just ended: nothing to pin
+  }
+}
+
 // While both sides run, every rotate_s seconds: each side onto the other's
 // cores (a trade counts only when both pids are known: never both sides on
-// one core set). Stops when `done` is set.
+// one core set). Stops, and joins its thread, when destroyed.
 class Rotator {
  public:
   Rotator(PairRun& pair, std::atomic<int>& pid_a, std::atomic<int>& pid_b)
@@ -127,23 +143,6 @@ class Rotator {
 };
 
 }  // namespace
-
-int pin_process(int pid, const std::vector<int>& cores) {
-  if (pid <= 0) return 0;
-  const cpu_set_t set = cpu_set_of(cores);
-  std::error_code ec;
-  int pinned = 0;
-  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
-    int tid = 0;
-    try {
-      tid = std::stoi(task.path().filename().string());
-    } catch (const std::exception&) {
-      continue;
-    }
-    if (::sched_setaffinity(tid, sizeof set, &set) == 0) ++pinned;  // a thread that just ended: skipped
-  }
-  return pinned;
-}
 
 std::vector<int> available_cpus() {
   cpu_set_t set;

@@ -4,9 +4,10 @@
 // mode one after the other on the same cores. With rotate_s the sides trade
 // cores every rotate_s seconds while both run (every thread of each side's
 // process re-pinned at once), so a core that is slower for a while (a
-// neighbour on its host core) slows both sides alike instead of one. What the machine did beside
-// the pair is read around it: the steal time the hypervisor took and the
-// load average, so a noisy pair is seen, not guessed at.
+// neighbour on its host core) slows both sides alike instead of one. What
+// the machine did beside the pair is read around it: the steal time the
+// hypervisor took and the load average, so a noisy pair is seen, not
+// guessed at.
 #pragma once
 
 #include <string>
@@ -42,10 +43,6 @@ struct PairRun {
 
 // The CPUs this process may run on (sched_getaffinity), in order.
 std::vector<int> available_cpus();
-
-// Pins every thread of process `pid` (/proc/PID/task) to `cores`; the
-// threads pinned (0 when the process is gone).
-int pin_process(int pid, const std::vector<int>& cores);
 
 // Runs one pair: a on a.cores, b on b.cores (set by the caller), each
 // `executable run --out <out> args...` with its output in <out>.log; each

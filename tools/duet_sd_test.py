@@ -8,6 +8,7 @@ two variances are equal (pairs are independent; normal noise assumed).
 """
 import json
 import math
+import statistics
 import sys
 
 from scipy.stats import f
@@ -21,11 +22,6 @@ def log_ratios(path):
             if t.get("log_ratio") is not None:
                 rows.setdefault(row, []).append(t["log_ratio"])
     return rows
-
-
-def variance(xs):
-    m = sum(xs) / len(xs)
-    return sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
 
 
 def job_name(path, rotate):
@@ -46,7 +42,7 @@ def main():
             xs = rows.get(row, [])
             if len(xs) < 2:
                 continue
-            v, v0 = variance(xs), variance(first[row])
+            v, v0 = statistics.variance(xs), statistics.variance(first[row])
             if rows is first:
                 ratio, p = "1", "-"
             else:

@@ -21,6 +21,7 @@ Last, the smallest sd ratio the F test tells apart at 5 % with these runs
 """
 import json
 import math
+import statistics
 import sys
 from pathlib import Path
 
@@ -36,11 +37,6 @@ def read_round_logs(out, s, row):
         logs.append(math.log(next(r for r in results if r["scenario"] == row)["throughput"]["train_samples_per_s"]))
         k += 1
     return logs
-
-
-def sd(xs):
-    m = sum(xs) / len(xs)
-    return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
 
 
 def main():
@@ -84,7 +80,7 @@ def main():
         resid = [math.sqrt(sum((logs[i][k] - level[i] - rounds[k] + grand) ** 2 for k in range(K)) / df)
                  for i in range(S)]
         for i, s in enumerate(sets):
-            head = f"| {row} | {K} | {100 * sd(rounds):.2f} % |" if i == 0 else "| | | |"
+            head = f"| {row} | {K} | {100 * statistics.stdev(rounds):.2f} % |" if i == 0 else "| | | |"
             print(f"{head} {s} | {100 * resid[i]:.2f} % | {resid[i] / resid[0]:.2f} |")
     if runs:
         q = f.ppf(0.975, runs - 1, runs - 1)
